@@ -1,0 +1,174 @@
+"""`AgentBuilder`: the one place an agent is assembled.
+
+Tools and hooks from every capability are collected side by side; installing one capability
+never drops what another installed, and two tools with one name are an error naming both
+owners. Limits and the error policy are capabilities too, installed by default and replaceable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Self, TypeVar, final
+
+from hookagent.agent import Agent
+from hookagent.capability import Capability
+from hookagent.errors import ConfigError
+from hookagent.hooks.hook import (
+    DEFAULT_HOOK_TIMEOUT,
+    Hook,
+    HookFn,
+    HookKind,
+    OnFailure,
+    Tier,
+    make_hook,
+)
+from hookagent.hooks.matchers import MatchSpec
+from hookagent.hooks.points import HookPoint
+from hookagent.hooks.registry import HookRegistry
+from hookagent.kernel.context import Budgets
+from hookagent.models.base import Model
+from hookagent.models.resolve import resolve_model
+from hookagent.policies.error_policy import ErrorPolicy
+from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
+from hookagent.tools.base import Tool
+from hookagent.tools.function import FunctionTool
+
+__all__ = ["AgentBuilder"]
+
+E = TypeVar("E")
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+UNSET: Any = _Unset()
+
+
+@final
+class AgentBuilder:
+    def __init__(self) -> None:
+        self._model: Model | None = None
+        self._tools: dict[str, tuple[Tool, str]] = {}
+        self._hooks: list[Hook[Any]] = []
+        self._capabilities: list[str] = []
+        self._system_prompt: str | None = None
+        self._settings: dict[str, Any] = {}
+        self._budgets = Budgets()
+        self._limits: dict[str, Capability | None] = {
+            "steps": StepLimit(), "tokens": TokenLimit(), "time": TimeLimit(),
+            "presence": ToolCallPresence()}
+        self._error_policy: ErrorPolicy = ErrorPolicy.default()
+
+    def model(self, model: Model | str) -> Self:
+        self._model = resolve_model(model) if isinstance(model, str) else model
+        return self
+
+    def system_prompt(self, text: str) -> Self:
+        self._system_prompt = text
+        return self
+
+    def settings(self, **settings: Any) -> Self:
+        """Model settings passed with every request (temperature, max_tokens…)."""
+        self._settings.update(settings)
+        return self
+
+    def tools(self, *tools: Tool | Callable[..., Any]) -> Self:
+        for item in tools:
+            tool = item if isinstance(item, Tool) else FunctionTool(item)
+            self._add_tool(tool, "user")
+        return self
+
+    def with_(self, capability: Capability) -> Self:
+        """Install a capability: its tools and hooks, together."""
+        if not isinstance(capability, Capability):
+            raise ConfigError(f"{capability!r} is not a capability (it needs name, tools() "
+                              "and hooks())", key="with_")
+        for tool in capability.tools():
+            self._add_tool(tool, capability.name)
+        self._hooks.extend(capability.hooks())
+        self._capabilities.append(capability.name)
+        return self
+
+    def on(
+        self,
+        point: HookPoint[E],
+        fn: HookFn,
+        *,
+        match: MatchSpec = None,
+        name: str | None = None,
+        priority: int = 0,
+        tier: Tier = "default",
+        kind: HookKind = "guard",
+        timeout: float | None = DEFAULT_HOOK_TIMEOUT,
+        on_failure: OnFailure | None = None,
+        always: bool = False,
+        blocking: bool = False,
+    ) -> Self:
+        """Register `fn` at `point`."""
+        if not isinstance(point, HookPoint):
+            raise ConfigError(f"{point!r} is not a hook point (use e.g. hookagent.BEFORE_TOOL)",
+                              key="on")
+        self._hooks.append(make_hook(
+            point, fn, match=match, name=name, priority=priority, tier=tier, kind=kind,
+            timeout=timeout, on_failure=on_failure, always=always, blocking=blocking))
+        return self
+
+    def hook(self, hook: Hook[Any]) -> Self:
+        """Register a hook built elsewhere (with `make_hook`)."""
+        self._hooks.append(hook)
+        return self
+
+    def limits(
+        self,
+        *,
+        max_steps: int | None = UNSET,
+        max_tokens: int | None = UNSET,
+        max_seconds: float | None = UNSET,
+        tool_call_presence: bool = True,
+    ) -> Self:
+        """Replace the default limits; `None` removes one."""
+        if max_steps is not UNSET:
+            self._limits["steps"] = None if max_steps is None else StepLimit(max_steps)
+        if max_tokens is not UNSET:
+            self._limits["tokens"] = None if max_tokens is None else TokenLimit(max_tokens)
+        if max_seconds is not UNSET:
+            self._limits["time"] = None if max_seconds is None else TimeLimit(max_seconds)
+        self._limits["presence"] = ToolCallPresence() if tool_call_presence else None
+        return self
+
+    def error_policy(self, policy: ErrorPolicy) -> Self:
+        self._error_policy = policy
+        return self
+
+    def budgets(self, *, stop_blocks: int = 8, retries: int = 3) -> Self:
+        """Convergence budgets: consecutive stop-blocks, and retries per call."""
+        self._budgets = Budgets(stop_blocks=stop_blocks, retries=retries)
+        return self
+
+    def build(self) -> Agent:
+        if self._model is None:
+            raise ConfigError("no model: call .model(...) before .build()", key="AgentBuilder")
+        registry = HookRegistry(self._policy_hooks())
+        for hook in self._hooks:
+            registry.add(hook)
+        return Agent(model=self._model, tools={name: t for name, (t, _) in self._tools.items()},
+                     registry=registry, system_prompt=self._system_prompt,
+                     settings=self._settings, budgets=self._budgets)
+
+    def _policy_hooks(self) -> Iterable[Hook[Any]]:
+        for limit in self._limits.values():
+            if limit is not None:
+                yield from limit.hooks()
+        yield from self._error_policy.hooks()
+
+    def _add_tool(self, tool: Tool, owner: str) -> None:
+        if not isinstance(tool, Tool):
+            raise ConfigError(f"{tool!r} is not a tool (it needs name, description, "
+                              "parameters and an async __call__)", key=f"tools of {owner}")
+        existing = self._tools.get(tool.name)
+        if existing is not None:
+            raise ConfigError(f"tool {tool.name!r} is registered twice: by {existing[1]} and "
+                              f"by {owner}", key="tools", value=tool.name)
+        self._tools[tool.name] = (tool, owner)

@@ -1,0 +1,101 @@
+"""The exception tree.
+
+Misuse (a bad builder call, an invalid settings or script file) is split from failures at run
+time, so callers can catch one without the other::
+
+    HookagentError
+    ├── ConfigError          misuse: names the file, key and value at fault
+    └── RunError             something failed while a run was executing
+        ├── HookError        a hook broke its contract: names the hook and the point
+        ├── ToolError        a tool failed in a way that is not a result for the model
+        ├── ModelError       a model call failed: provider, model, status, retries
+        ├── ApprovalError    a hook asked for a human and none could answer
+        └── StoreError       persisting or loading a run failed
+
+Decisions are values (`HookResult`), never exceptions; these are for bugs and broken input.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ApprovalError",
+    "ConfigError",
+    "HookError",
+    "HookagentError",
+    "ModelError",
+    "RunError",
+    "StoreError",
+    "ToolError",
+]
+
+
+class HookagentError(Exception):
+    """Root of every error hookagent raises on purpose."""
+
+
+class ConfigError(HookagentError):
+    """The runtime was set up wrongly: a builder call, a settings file, a script file."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        key: str | None = None,
+        value: object = None,
+    ) -> None:
+        where = ", ".join(part for part in (file, key) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+        self.file = file
+        self.key = key
+        self.value = value
+
+
+class RunError(HookagentError):
+    """A failure while a run executes; the run's recorded state stays intact."""
+
+
+class HookError(RunError):
+    """A hook broke its contract (an illegal decision, a garbage return value) or failed."""
+
+    def __init__(self, message: str, *, hook: str, point: str) -> None:
+        super().__init__(f"hook {hook} at {point}: {message}")
+        self.hook = hook
+        self.point = point
+
+
+class ToolError(RunError):
+    """A tool raised instead of returning a result."""
+
+    def __init__(self, message: str, *, tool: str, call_id: str | None = None) -> None:
+        super().__init__(f"tool {tool}: {message}")
+        self.tool = tool
+        self.call_id = call_id
+
+
+class ModelError(RunError):
+    """A model call failed after the retries its policy allowed."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        model: str,
+        status: int | None = None,
+        retries: int = 0,
+    ) -> None:
+        status_part = f" (HTTP {status})" if status is not None else ""
+        super().__init__(f"{provider}:{model}{status_part}: {message}")
+        self.provider = provider
+        self.model = model
+        self.status = status
+        self.retries = retries
+
+
+class ApprovalError(RunError):
+    """A hook returned `ask` but nothing was configured to answer it."""
+
+
+class StoreError(RunError):
+    """The run store could not persist or load a run."""

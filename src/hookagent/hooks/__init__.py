@@ -1,0 +1,1 @@
+"""The hook engine: points, results, matchers, the registry and the fold."""

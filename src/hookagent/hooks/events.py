@@ -1,0 +1,202 @@
+"""The event each hook point hands its hooks.
+
+Events are frozen: a hook changes one only through `HookResult.modify`, so every change is
+recorded. `run` is a read-only view of the live run state (no copy), so an event costs the
+same however long the history is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, final
+
+from hookagent.models.base import ModelRequest, ModelResponse
+from hookagent.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from hookagent.kernel.records import StepRecord
+    from hookagent.kernel.view import RunView
+
+__all__ = [
+    "CompactEvent",
+    "ContinueEvent",
+    "ErrorClass",
+    "ErrorEvent",
+    "InferenceEvent",
+    "InferenceResultEvent",
+    "NotificationEvent",
+    "PromptEvent",
+    "RunEvent",
+    "StepEndEvent",
+    "StepEvent",
+    "StopEvent",
+    "SubagentEvent",
+    "ToolCallEvent",
+    "ToolResultEvent",
+]
+
+ErrorClass = Literal["tool", "model", "rate_limit", "timeout", "validation", "hook", "unknown"]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunEvent:
+    """execution_start, execution_end, session_start, session_end."""
+
+    run: RunView
+    source: str = "startup"
+    """session_start: startup | resume | fork; session_end: why the session ended."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptEvent:
+    """user_prompt: a user message is about to enter the run."""
+
+    run: RunView
+    prompt: str
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepEvent:
+    """before_step."""
+
+    run: RunView
+    step: int
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepEndEvent:
+    """after_step: the step just recorded."""
+
+    run: RunView
+    step: int
+    record: StepRecord
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferenceEvent:
+    """before_inference. Setting `response` answers the call without asking the model."""
+
+    run: RunView
+    step: int
+    request: ModelRequest
+    response: ModelResponse | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferenceResultEvent:
+    """after_inference."""
+
+    run: RunView
+    step: int
+    request: ModelRequest
+    response: ModelResponse
+    attempt: int = 1
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallEvent:
+    """before_tool: `tool_name` is what tool matchers test."""
+
+    run: RunView
+    step: int
+    call_id: str
+    tool_name: str
+    args: Mapping[str, Any]
+    attempt: int = 1
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultEvent:
+    """after_tool."""
+
+    run: RunView
+    step: int
+    call_id: str
+    tool_name: str
+    args: Mapping[str, Any]
+    result: ToolResult
+    duration: float
+    attempt: int = 1
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContinueEvent:
+    """should_continue: after a step, before the loop decides to go on or stop."""
+
+    run: RunView
+    step: int
+    tool_calls: int
+    """How many tool calls the last step made."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StopEvent:
+    """stop: the run is about to end normally; a block keeps it going."""
+
+    run: RunView
+    step: int
+    output: str | None
+    stop_hook_active: bool
+    """True while the run continues because a stop hook blocked the previous stop."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ErrorEvent:
+    """on_error: something raised inside a step."""
+
+    run: RunView
+    step: int
+    error: BaseException
+    error_class: ErrorClass
+    where: str
+    """What failed: `model`, `tool:<name>`, `hook:<point>`, `step`."""
+    attempt: int
+    """How many times in a row this unit has failed, this time included."""
+    retryable: bool = True
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubagentEvent:
+    """subagent_start / subagent_stop: `agent_type` is what matchers test."""
+
+    run: RunView
+    agent_id: str
+    agent_type: str
+    output: str | None = None
+    stop_hook_active: bool = False
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactEvent:
+    """before_compact / after_compact: `trigger` (manual | auto) is what matchers test."""
+
+    run: RunView
+    trigger: str
+    summary: str | None = None
+    instructions: str = ""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NotificationEvent:
+    """notification: `kind` (permission_prompt, idle_prompt…) is what matchers test."""
+
+    run: RunView
+    kind: str
+    message: str
+    title: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict[str, Any])

@@ -1,0 +1,158 @@
+"""A registered hook: a function plus where, when and how strictly it runs.
+
+Everything about a hook that the hot path needs is decided here, once: whether it is async,
+whether it wants to see the decision so far, which decisions it may return at its point.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, Literal, TypeAlias, TypeVar, final
+
+from hookagent.errors import ConfigError
+from hookagent.hooks.matchers import Matcher, MatchSpec, compile_matcher
+from hookagent.hooks.points import HookPoint
+from hookagent.hooks.result import HookResult, Kind
+
+__all__ = [
+    "DEFAULT_HOOK_TIMEOUT",
+    "Hook",
+    "HookFn",
+    "HookKind",
+    "OnFailure",
+    "TIERS",
+    "Tier",
+    "make_hook",
+]
+
+E = TypeVar("E")
+HookKind = Literal["guard", "transform", "observer"]
+OnFailure = Literal["block", "proceed", "raise"]
+Tier = Literal["system", "policy", "default", "audit"]
+TIERS: Final[dict[Tier, int]] = {"system": 0, "policy": 1, "default": 2, "audit": 3}
+HookFn: TypeAlias = Callable[..., "HookResult | None | Awaitable[HookResult | None]"]
+
+DEFAULT_HOOK_TIMEOUT: Final = 60.0
+"""Seconds an async (or blocking) in-process hook may take before it counts as failed."""
+
+_DEFAULT_ON_FAILURE: Final[dict[HookKind, OnFailure]] = {
+    "guard": "block",
+    "transform": "proceed",
+    "observer": "proceed",
+}
+_KIND_DECISIONS: Final[dict[HookKind, frozenset[Kind]]] = {
+    "guard": frozenset({"proceed", "retry", "continue", "ask", "block", "stop"}),
+    "transform": frozenset({"proceed", "retry", "continue"}),
+    "observer": frozenset({"proceed"}),
+}
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hook(Generic[E]):
+    """One hook at one point. Build it with `make_hook`, which checks and normalises."""
+
+    point: HookPoint[E]
+    fn: HookFn = field(repr=False)
+    name: str
+    source: str = "user"
+    """Who installed it: `user`, a capability name, or a settings file."""
+    match: Matcher | None = None
+    priority: int = 0
+    tier: Tier = "default"
+    kind: HookKind = "guard"
+    timeout: float | None = DEFAULT_HOOK_TIMEOUT
+    on_failure: OnFailure = "block"
+    always: bool = False
+    """Runs even after a block or stop, and sees the final decision (audit hooks)."""
+    blocking: bool = False
+    """A sync function that may block: it runs on a worker thread, under `timeout`."""
+    is_async: bool = field(default=False, repr=False)
+    wants_outcome: bool = field(default=False, repr=False)
+    """The function takes a second argument: the strongest result so far."""
+    allowed: frozenset[Kind] = field(default=frozenset(), repr=False)
+    may_modify: bool = field(default=False, repr=False)
+    may_context: bool = field(default=False, repr=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.source}:{self.name}"
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        return (TIERS[self.tier], -self.priority)
+
+
+def make_hook(
+    point: HookPoint[E],
+    fn: HookFn,
+    *,
+    match: MatchSpec = None,
+    name: str | None = None,
+    source: str = "user",
+    priority: int = 0,
+    tier: Tier = "default",
+    kind: HookKind = "guard",
+    timeout: float | None = DEFAULT_HOOK_TIMEOUT,
+    on_failure: OnFailure | None = None,
+    always: bool = False,
+    blocking: bool = False,
+) -> Hook[E]:
+    """Check a hook's settings against its point and freeze them."""
+    label = name or getattr(fn, "__qualname__", None) or repr(fn)
+    where = f"hook {source}:{label} at {point.name}"
+    if not callable(fn):
+        raise ConfigError(f"{fn!r} is not callable", key=where)
+    if tier not in TIERS:
+        raise ConfigError(f"tier must be one of {', '.join(TIERS)}, not {tier!r}", key=where)
+    if kind not in _KIND_DECISIONS:
+        raise ConfigError(f"kind must be guard, transform or observer, not {kind!r}", key=where)
+    if timeout is not None and not timeout > 0:
+        raise ConfigError(f"timeout must be a positive number of seconds, not {timeout!r}",
+                          key=where, value=timeout)
+    matcher = compile_matcher(match)
+    if matcher is not None and matcher.uses_subject and point.subject is None:
+        raise ConfigError(f"{point.name} events have no name to match {match!r} against; "
+                          "use a callable matcher", key=where, value=match)
+    is_async = _is_async(fn)
+    if blocking and is_async:
+        raise ConfigError("blocking=True is for sync functions; this one is async", key=where)
+    return Hook(
+        point=point,
+        fn=fn,
+        name=label,
+        source=source,
+        match=matcher,
+        priority=priority,
+        tier=tier,
+        kind=kind,
+        timeout=timeout,
+        on_failure=on_failure or _DEFAULT_ON_FAILURE[kind],
+        always=always,
+        blocking=blocking,
+        is_async=is_async or blocking,
+        wants_outcome=_positional_arity(fn) >= 2,
+        allowed=point.decisions.union(("proceed",)) & _KIND_DECISIONS[kind],
+        may_modify=bool(point.writable) and kind != "observer",
+        may_context=point.feeds_model,
+    )
+
+
+def _is_async(fn: Any) -> bool:
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(fn, "__call__", None)  # noqa: B004  # callable objects with async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _positional_arity(fn: Any) -> int:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return 2
+    return sum(1 for p in params if p.kind in kinds)

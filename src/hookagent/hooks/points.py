@@ -1,0 +1,156 @@
+"""Hook points as data.
+
+A point is a typed key: its name, the event type its hooks receive, the event fields a hook
+may replace, the decisions it accepts, and the event field matchers test. Adding a point adds
+no method anywhere: the engine and registry serve every point alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar, final
+
+from hookagent.hooks.events import (
+    CompactEvent,
+    ContinueEvent,
+    ErrorEvent,
+    InferenceEvent,
+    InferenceResultEvent,
+    NotificationEvent,
+    PromptEvent,
+    RunEvent,
+    StepEndEvent,
+    StepEvent,
+    StopEvent,
+    SubagentEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from hookagent.hooks.result import Kind
+
+__all__ = ["ALL_POINTS", "HookPoint", "POINTS_BY_NAME"]
+
+E = TypeVar("E")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookPoint(Generic[E]):
+    name: str
+    event_type: type[E]
+    writable: frozenset[str]
+    """Event fields `modify` may replace; `metadata` is merged into the run's metadata."""
+    decisions: frozenset[Kind]
+    """Decisions legal here besides `proceed` (always legal)."""
+    feeds_model: bool
+    """Whether `context` text reaches the model from here."""
+    subject: str | None = None
+    """The event field name matchers test (the tool name at tool points)."""
+
+    def __repr__(self) -> str:
+        return f"HookPoint({self.name})"
+
+    def accepts(self, kind: Kind) -> bool:
+        return kind == "proceed" or kind in self.decisions
+
+
+def _point(
+    name: str,
+    event_type: type[E],
+    *,
+    writable: tuple[str, ...] = ("metadata",),
+    decisions: tuple[Kind, ...] = ("stop",),
+    feeds_model: bool = True,
+    subject: str | None = None,
+) -> HookPoint[E]:
+    return HookPoint(
+        name=name,
+        event_type=event_type,
+        writable=frozenset(writable),
+        decisions=frozenset(decisions),
+        feeds_model=feeds_model,
+        subject=subject,
+    )
+
+
+EXECUTION_START: Final = _point("execution_start", RunEvent)
+USER_PROMPT: Final = _point(
+    "user_prompt", PromptEvent, writable=("prompt", "metadata"), decisions=("block", "ask", "stop")
+)
+BEFORE_STEP: Final = _point("before_step", StepEvent, decisions=("ask", "stop"))
+BEFORE_INFERENCE: Final = _point(
+    "before_inference",
+    InferenceEvent,
+    writable=("request", "response", "metadata"),
+    decisions=("ask", "stop"),
+)
+AFTER_INFERENCE: Final = _point(
+    "after_inference",
+    InferenceResultEvent,
+    writable=("response", "metadata"),
+    decisions=("retry", "stop"),
+)
+BEFORE_TOOL: Final = _point(
+    "before_tool",
+    ToolCallEvent,
+    writable=("args", "metadata"),
+    decisions=("block", "ask", "stop"),
+    subject="tool_name",
+)
+AFTER_TOOL: Final = _point(
+    "after_tool",
+    ToolResultEvent,
+    writable=("result", "metadata"),
+    decisions=("retry", "stop"),
+    subject="tool_name",
+)
+AFTER_STEP: Final = _point("after_step", StepEndEvent)
+SHOULD_CONTINUE: Final = _point("should_continue", ContinueEvent, decisions=("continue", "stop"))
+STOP: Final = _point(
+    "stop", StopEvent, writable=("output", "metadata"), decisions=("block", "ask", "stop")
+)
+EXECUTION_END: Final = _point("execution_end", RunEvent, feeds_model=False)
+ON_ERROR: Final = _point(
+    "on_error", ErrorEvent, decisions=("retry", "continue", "stop"), feeds_model=False
+)
+SUBAGENT_START: Final = _point("subagent_start", SubagentEvent, subject="agent_type")
+SUBAGENT_STOP: Final = _point(
+    "subagent_stop",
+    SubagentEvent,
+    writable=("output", "metadata"),
+    decisions=("block", "stop"),
+    subject="agent_type",
+)
+SESSION_START: Final = _point("session_start", RunEvent, subject="source")
+SESSION_END: Final = _point("session_end", RunEvent, feeds_model=False, subject="source")
+BEFORE_COMPACT: Final = _point(
+    "before_compact", CompactEvent, writable=("instructions", "metadata"),
+    decisions=("block", "ask", "stop"), subject="trigger",
+)
+AFTER_COMPACT: Final = _point("after_compact", CompactEvent, subject="trigger")
+NOTIFICATION: Final = _point(
+    "notification", NotificationEvent, feeds_model=False, subject="kind"
+)
+
+ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
+    EXECUTION_START,
+    USER_PROMPT,
+    BEFORE_STEP,
+    BEFORE_INFERENCE,
+    AFTER_INFERENCE,
+    BEFORE_TOOL,
+    AFTER_TOOL,
+    AFTER_STEP,
+    SHOULD_CONTINUE,
+    STOP,
+    EXECUTION_END,
+    ON_ERROR,
+    SUBAGENT_START,
+    SUBAGENT_STOP,
+    SESSION_START,
+    SESSION_END,
+    BEFORE_COMPACT,
+    AFTER_COMPACT,
+    NOTIFICATION,
+)
+POINTS_BY_NAME: Final = {point.name: point for point in ALL_POINTS}

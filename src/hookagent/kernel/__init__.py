@@ -1,0 +1,1 @@
+"""The loop: a ladder of short methods over small composites, and the state it owns."""

@@ -1,0 +1,52 @@
+"""Questions for a human, raised by hooks returning `ask`.
+
+Without a store, a run answers them through the `approver` callback given to `run`; a later
+store answers them durably (the run waits, and resumes into the fold that asked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias, final
+
+__all__ = ["Answer", "Approver", "Question"]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Question:
+    point: str
+    hook: str
+    question: str
+    options: tuple[str, ...] = ()
+    run_id: str
+    step: int
+    call_id: str | None = None
+    tool_name: str | None = None
+    args: Mapping[str, Any] | None = None
+    timeout: float | None = None
+    default: str = "deny"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer:
+    approved: bool
+    reason: str | None = None
+    choice: str | None = None
+    """The option picked, when the question offered options."""
+    by: str = "approver"
+    extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
+
+    @classmethod
+    def approve(cls, reason: str | None = None, *, choice: str | None = None) -> Answer:
+        return cls(approved=True, reason=reason, choice=choice)
+
+    @classmethod
+    def deny(cls, reason: str | None = None) -> Answer:
+        return cls(approved=False, reason=reason)
+
+
+Approver: TypeAlias = Callable[[Question], "Answer | bool | Awaitable[Answer | bool]"]
+"""Answers a question; `True`/`False` are shorthand for approve/deny."""

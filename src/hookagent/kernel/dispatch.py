@@ -1,0 +1,141 @@
+"""`fire`: the kernel's one call per hook point.
+
+Runs the fold, settles any `ask` through the approver, records the decision in the run state
+and the stream, and applies metadata changes. A point with no hooks costs a dict lookup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Final, TypeVar, cast, final
+
+from hookagent.hooks.decision import Decision
+from hookagent.hooks.engine import Folded, fold
+from hookagent.hooks.events import NotificationEvent
+from hookagent.hooks.points import NOTIFICATION, HookPoint
+from hookagent.hooks.registry import HookRegistry
+from hookagent.hooks.result import PROCEED, HookResult
+from hookagent.hooks.watch import HookWatch
+from hookagent.kernel.approval import Answer, Approver, Question
+from hookagent.kernel.state import RunState
+from hookagent.kernel.stream import DecisionMade, Emit
+from hookagent.kernel.view import RunView
+
+__all__ = ["NO_DECISION", "Dispatcher"]
+
+E = TypeVar("E")
+
+NO_DECISION: Final = Decision(point="", run_id="", step=0, call_id=None, outcome="proceed")
+"""Returned when no hook ran; never recorded."""
+
+
+@final
+class Dispatcher:
+    __slots__ = ("_approver", "_emit", "_registry", "_state", "_watch", "view")
+
+    def __init__(
+        self,
+        registry: HookRegistry,
+        state: RunState,
+        view: RunView,
+        *,
+        approver: Approver | None,
+        emit: Emit | None,
+        watch: HookWatch | None,
+    ) -> None:
+        self._registry = registry
+        self._state = state
+        self.view = view
+        self._approver = approver
+        self._emit = emit
+        self._watch = watch
+
+    async def fire(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
+        hooks = self._registry.at(point)
+        if not hooks:
+            return NO_DECISION, event
+        folded = await fold(point, hooks, event, self._watch)
+        if folded.ran == 0:
+            return NO_DECISION, event
+        answer = await self._settle(point, folded) if folded.best.kind == "ask" else None
+        decision = self._record(point, folded, answer)
+        return decision, folded.event
+
+    def _record(self, point: HookPoint[E], folded: Folded[E], answer: str | None) -> Decision:
+        best = folded.best
+        state = self._state
+        decision = Decision(
+            point=point.name,
+            run_id=state.run_id,
+            step=state.position.step,
+            call_id=getattr(folded.event, "call_id", None),
+            outcome=folded.outcome,
+            reason=best.reason,
+            hook=folded.decided_by or folded.modified_by,
+            votes=tuple(folded.votes),
+            ran=folded.ran,
+            duration=folded.duration,
+            contexts=tuple(folded.contexts),
+            stop_reason=best.stop_reason if best.kind == "stop" else None,
+            message=best.message,
+            answer=answer,
+        )
+        if folded.metadata:
+            state.metadata.update(folded.metadata)
+        state.decisions.append(decision)
+        if self._emit is not None:
+            self._emit(DecisionMade(decision))
+        return decision
+
+    async def _settle(self, point: HookPoint[E], folded: Folded[E]) -> str:
+        """Ask each question in turn; the first denial refuses the action."""
+        for hook_id, spec in folded.asks:
+            question = Question(
+                point=point.name,
+                hook=hook_id,
+                question=spec.question,
+                options=spec.options,
+                run_id=self._state.run_id,
+                step=self._state.position.step,
+                call_id=getattr(folded.event, "call_id", None),
+                tool_name=getattr(folded.event, "tool_name", None),
+                args=getattr(folded.event, "args", None),
+                timeout=spec.timeout,
+                default=spec.default,
+            )
+            await self.fire(NOTIFICATION, NotificationEvent(
+                run=self.view, kind="permission_prompt", message=spec.question,
+                title=f"{hook_id} asks", details={"point": point.name},
+            ))
+            answer = await self._answer(question)
+            if not answer.approved:
+                why = answer.reason or "no reason given"
+                folded.best = _refusal(point, f"{hook_id} asked {spec.question!r}; denied: {why}")
+                folded.decided_by = hook_id
+                return f"denied by {answer.by}: {why}"
+        folded.best = PROCEED
+        return "approved"
+
+    async def _answer(self, question: Question) -> Answer:
+        if self._approver is None:
+            return Answer(approved=False, by="nobody", reason=(
+                f"approval required but this run has no approver (hook {question.hook} at "
+                f"{question.point}); pass approver= to run()"))
+        try:
+            reply: Any = self._approver(question)
+            if inspect.isawaitable(reply):
+                reply = await asyncio.wait_for(reply, question.timeout)
+        except TimeoutError:
+            approved = question.default == "approve"
+            return Answer(approved=approved, by="default",
+                          reason=f"no answer within {question.timeout} s; default {question.default}")
+        if isinstance(reply, bool):
+            return Answer(approved=reply)
+        return cast(Answer, reply)
+
+
+def _refusal(point: HookPoint[Any], reason: str) -> HookResult:
+    if point.accepts("block"):
+        return HookResult.block(reason)
+    return HookResult.stop(reason, stop_reason="guard")

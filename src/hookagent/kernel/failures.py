@@ -1,0 +1,78 @@
+"""ErrorHandler: every exception inside the loop goes to `on_error`, whose hooks decide.
+
+The error policy is just a policy-tier hook at `on_error`. If no hook has an opinion, the run
+fails: an error nobody planned for is not silently ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal, final
+
+from pydantic import ValidationError
+
+from hookagent.errors import HookError, ModelError, ToolError
+from hookagent.hooks.events import ErrorClass, ErrorEvent
+from hookagent.hooks.points import ON_ERROR
+from hookagent.kernel.context import RunContext
+
+__all__ = ["ErrorHandler", "classify"]
+
+Action = Literal["retry", "ignore", "stop"]
+
+
+def classify(error: BaseException) -> ErrorClass:
+    if isinstance(error, HookError):
+        return "hook"
+    if isinstance(error, ModelError):
+        if error.status == 429:
+            return "rate_limit"
+        return "timeout" if error.status in (408, 504) else "model"
+    if isinstance(error, TimeoutError | asyncio.TimeoutError):
+        return "timeout"
+    if isinstance(error, ValidationError):
+        return "validation"
+    if isinstance(error, ToolError):
+        return "tool"
+    return "unknown"
+
+
+@final
+class ErrorHandler:
+    async def handle(
+        self,
+        ctx: RunContext,
+        error: BaseException,
+        *,
+        where: str,
+        attempt: int = 1,
+        error_class: ErrorClass | None = None,
+        retryable: bool = True,
+    ) -> Action:
+        state = ctx.state
+        text = f"{type(error).__name__}: {error}"
+        event = ErrorEvent(
+            run=ctx.view,
+            step=state.position.step,
+            error=error,
+            error_class=error_class or classify(error),
+            where=where,
+            attempt=attempt,
+            retryable=retryable,
+        )
+        try:
+            decision, _ = await ctx.hooks.fire(ON_ERROR, event)
+        except HookError as nested:
+            state.error = f"{text} (and then: {nested})"
+            state.finish("failed", "error", state.error)
+            return "stop"
+        outcome = decision.outcome
+        if outcome == "retry" and retryable:
+            return "retry"
+        if outcome == "continue":
+            return "ignore"
+        state.error = text
+        stop_reason = "retry_limit" if decision.stop_reason == "retry_limit" else "error"
+        reason = decision.reason if outcome == "stop" and decision.reason else text
+        state.finish("failed", stop_reason, f"{where}: {reason}")
+        return "stop"

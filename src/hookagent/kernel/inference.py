@@ -1,0 +1,73 @@
+"""Inference: before_inference → model → after_inference, with retries hooks ask for."""
+
+from __future__ import annotations
+
+from typing import final
+
+from hookagent.hooks.events import InferenceEvent, InferenceResultEvent
+from hookagent.hooks.points import AFTER_INFERENCE, BEFORE_INFERENCE
+from hookagent.kernel.context import RunContext
+from hookagent.kernel.failures import ErrorHandler
+from hookagent.messages import UserMessage
+from hookagent.models.base import ModelRequest, ModelResponse
+
+__all__ = ["Inference"]
+
+
+@final
+class Inference:
+    __slots__ = ("_errors",)
+
+    def __init__(self, errors: ErrorHandler) -> None:
+        self._errors = errors
+
+    async def infer(self, ctx: RunContext) -> tuple[ModelResponse | None, tuple[str, ...]]:
+        """The step's response (None if the run ended or the error was ignored), and the
+        context texts after_inference hooks attached to it."""
+        state = ctx.state
+        state.position.phase = "inference"
+        request = ModelRequest(messages=ctx.view.messages, tools=ctx.tool_specs,
+                               system_prompt=ctx.system_prompt, settings=ctx.settings,
+                               step=state.position.step)
+        before, event = await ctx.hooks.fire(BEFORE_INFERENCE, InferenceEvent(
+            run=ctx.view, step=state.position.step, request=request))
+        if before.outcome == "stop":
+            state.stop_by(before)
+            return None, ()
+        state.add_reminder(before.contexts)
+        attempt = 1
+        while True:
+            response = event.response or await self._call_model(ctx, event.request)
+            if response is None:
+                return None, ()
+            after, checked = await ctx.hooks.fire(AFTER_INFERENCE, InferenceResultEvent(
+                run=ctx.view, step=state.position.step, request=event.request,
+                response=response, attempt=attempt))
+            if after.outcome == "stop":
+                state.stop_by(after)
+                return None, ()
+            if after.outcome != "retry":
+                return checked.response, after.contexts
+            if attempt > ctx.budgets.retries:
+                state.finish("stopped", "retry_limit",
+                             f"after_inference hooks asked to retry the model call more than "
+                             f"{ctx.budgets.retries} times (retry budget); last reason: "
+                             f"{after.reason}")
+                return None, ()
+            state.messages.append(checked.response.message)
+            feedback = after.message or after.reason or "Please try again."
+            state.messages.append(UserMessage(content=feedback, synthetic=True))
+            event = InferenceEvent(run=ctx.view, step=state.position.step,
+                                   request=event.request)
+            attempt += 1
+
+    async def _call_model(self, ctx: RunContext, request: ModelRequest) -> ModelResponse | None:
+        attempt = 1
+        while True:
+            try:
+                return await ctx.model.request(request)
+            except Exception as exc:
+                action = await self._errors.handle(ctx, exc, where="model", attempt=attempt)
+                if action != "retry":
+                    return None
+                attempt += 1

@@ -1,0 +1,54 @@
+"""The kernel: one loop, read top to bottom.
+
+    execution_start, user_prompt
+    repeat: before_step, inference, tools, after_step; should_continue / stop
+    execution_end
+
+Every rung is a composite with one concern; the loop only checks whether the run has ended.
+Any exception on the way goes to the ErrorHandler (`on_error`), whose hooks decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import final
+
+from hookagent.kernel.context import RunContext
+from hookagent.kernel.continuation import ContinuationEvaluator, StopResolver
+from hookagent.kernel.failures import ErrorHandler
+from hookagent.kernel.inference import Inference
+from hookagent.kernel.lifecycle import ExecutionLifecycle
+from hookagent.kernel.step import StepRunner
+from hookagent.kernel.tool_executor import ToolExecutor
+
+__all__ = ["Kernel"]
+
+
+@final
+class Kernel:
+    __slots__ = ("_continuation", "_errors", "_lifecycle", "_steps")
+
+    def __init__(self) -> None:
+        self._errors = ErrorHandler()
+        self._lifecycle = ExecutionLifecycle()
+        self._steps = StepRunner(Inference(self._errors), ToolExecutor(self._errors))
+        self._continuation = ContinuationEvaluator(StopResolver())
+
+    async def run(self, ctx: RunContext, prompt: str | None) -> None:
+        await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
+        while not ctx.ended:
+            steps_before = ctx.state.step_count
+            await self._safely(ctx, self._steps.run(ctx), "step")
+            if ctx.state.step_count == steps_before and not ctx.ended:
+                self._steps.record_failure(ctx)  # keeps step limits counting
+            if not ctx.ended:
+                await self._safely(ctx, self._continuation.decide(ctx), "should_continue")
+        await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
+
+    async def _safely(self, ctx: RunContext, rung: Awaitable[None], where: str) -> None:
+        try:
+            await rung
+        except Exception as exc:
+            action = await self._errors.handle(ctx, exc, where=where, retryable=False)
+            if action == "stop" and not ctx.ended:
+                ctx.state.finish("failed", "error", f"{where}: {exc}")

@@ -1,0 +1,111 @@
+"""`RunResult`: what a finished run hands back, and its JSON form for the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, final, overload
+
+from hookagent.hooks.decision import Decision
+from hookagent.hooks.points import HookPoint
+from hookagent.kernel.records import StepRecord, ToolExecution
+from hookagent.kernel.state import RunState, RunStatus
+from hookagent.usage import Usage
+
+__all__ = ["DecisionLog", "RunResult"]
+
+
+@final
+class DecisionLog(Sequence[Decision]):
+    """The run's decisions in order, with filters for the questions people ask."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Sequence[Decision]) -> None:
+        self._items = tuple(items)
+
+    @overload
+    def __getitem__(self, index: int) -> Decision: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Decision]: ...
+    def __getitem__(self, index: int | slice) -> Decision | Sequence[Decision]:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Decision]:
+        return iter(self._items)
+
+    def at(self, point: HookPoint[Any] | str) -> list[Decision]:
+        name = point if isinstance(point, str) else point.name
+        return [d for d in self._items if d.point == name]
+
+    def by(self, hook: str) -> list[Decision]:
+        """Decisions decided by a hook, by id (`source:name`) or bare name."""
+        return [d for d in self._items
+                if d.hook is not None and (d.hook == hook or d.hook.endswith(f":{hook}"))]
+
+    def notable(self) -> list[Decision]:
+        """Every decision that did something: anything but a plain proceed."""
+        return [d for d in self._items if d.outcome != "proceed" or any(v.error for v in d.votes)]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunResult:
+    output: str | None
+    status: RunStatus
+    stop_reason: str
+    stop_message: str | None
+    usage: Usage
+    steps: tuple[StepRecord, ...]
+    decisions: DecisionLog
+    error: str | None
+    state: RunState
+
+    @classmethod
+    def of(cls, state: RunState) -> RunResult:
+        return cls(output=state.output, status=state.status,
+                   stop_reason=state.stop_reason or "completed",
+                   stop_message=state.stop_message, usage=state.usage,
+                   steps=tuple(state.steps), decisions=DecisionLog(state.decisions),
+                   error=state.error, state=state)
+
+    @property
+    def run_id(self) -> str:
+        return self.state.run_id
+
+    @property
+    def tool_calls(self) -> list[ToolExecution]:
+        return [execution for step in self.steps for execution in step.executions]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shape `hookagent run --json` prints."""
+        return {
+            "run_id": self.run_id,
+            "status": self.status,
+            "stop_reason": self.stop_reason,
+            "stop_message": self.stop_message,
+            "output": self.output,
+            "error": self.error,
+            "steps": len(self.steps),
+            "usage": {"input_tokens": self.usage.input_tokens,
+                      "output_tokens": self.usage.output_tokens,
+                      "cached_tokens": self.usage.cached_tokens,
+                      "requests": self.usage.requests},
+            "tool_calls": [
+                {"step": step.index, "id": e.call_id, "name": e.name, "args": dict(e.args),
+                 "result": e.result.content, "is_error": e.result.is_error,
+                 "blocked": e.blocked}
+                for step in self.steps for e in step.executions
+            ],
+            "decisions": [
+                {"point": d.point, "step": d.step, "call_id": d.call_id,
+                 "decision": d.outcome, "reason": d.reason, "hook": d.hook,
+                 "answer": d.answer,
+                 "votes": [{"hook": v.hook, "decision": v.decision, "reason": v.reason,
+                            "changes": dict(v.changes), "error": v.error} for v in d.votes]}
+                for d in self.decisions
+            ],
+        }

@@ -1,0 +1,101 @@
+"""`RunState`: everything a run is, owned by the kernel and nobody else.
+
+Messages, steps and decisions are append-only lists, so a step costs the same at any history
+length; hooks read the state through `RunView` and change it only through their results.
+The state round-trips through JSON (pydantic at this edge) so a store can persist it and a
+later process can resume it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import TypeAdapter
+
+from hookagent.hooks.decision import Decision
+from hookagent.hooks.result import StopReason
+from hookagent.kernel.records import StepRecord
+from hookagent.messages import Message, UserMessage
+from hookagent.usage import Usage
+
+__all__ = ["Position", "RunState", "RunStatus"]
+
+RunStatus = Literal["running", "waiting", "completed", "failed", "stopped"]
+
+
+@dataclass(slots=True, kw_only=True)
+class Position:
+    """Where the loop is: enough for a store to resume a run suspended inside a fold."""
+
+    phase: str = "start"
+    """start | step | inference | tool | continue | stop | end."""
+    step: int = 0
+    call_id: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class RunState:
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    parent_run_id: str | None = None
+    session_id: str | None = None
+    status: RunStatus = "running"
+    messages: list[Message] = field(default_factory=list[Message])
+    steps: list[StepRecord] = field(default_factory=list[StepRecord])
+    decisions: list[Decision] = field(default_factory=list[Decision])
+    usage: Usage = Usage()
+    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
+    output: str | None = None
+    stop_reason: StopReason | None = None
+    stop_message: str | None = None
+    error: str | None = None
+    started_at: float = field(default_factory=time.time)
+    elapsed: float = 0.0
+    """Seconds spent executing, summed across resumes."""
+    position: Position = field(default_factory=Position)
+    stop_block_streak: int = 0
+    """Consecutive stops refused by stop hooks; reset by a step that calls tools."""
+
+    @property
+    def step_count(self) -> int:
+        return len(self.steps)
+
+    def add_reminder(self, texts: list[str] | tuple[str, ...]) -> None:
+        """Deliver hook context to the model as a system reminder in the conversation."""
+        if texts:
+            body = "\n".join(texts)
+            self.messages.append(
+                UserMessage(content=f"<system-reminder>\n{body}\n</system-reminder>",
+                            synthetic=True)
+            )
+
+    def stop_by(self, decision: Decision) -> None:
+        """End the run because a hook returned `stop` (or a block that fails closed)."""
+        self.finish("stopped", decision.stop_reason or "hook_stop",
+                    f"{decision.reason} (hook {decision.hook} at {decision.point})")
+
+    def finish(self, status: RunStatus, reason: StopReason, message: str | None = None) -> None:
+        if self.stop_reason is None:
+            self.status, self.stop_reason, self.stop_message = status, reason, message
+
+    # -- persistence ------------------------------------------------------------------
+    def to_json(self) -> str:
+        return _ADAPTER.dump_json(self, fallback=_fallback).decode()
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = json.loads(self.to_json())
+        return result
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> RunState:
+        return _ADAPTER.validate_json(text)
+
+
+def _fallback(value: Any) -> Any:
+    return repr(value)
+
+
+_ADAPTER: TypeAdapter[RunState] = TypeAdapter(RunState)

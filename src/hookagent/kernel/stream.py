@@ -1,0 +1,80 @@
+"""What `Agent.stream` yields while a run executes: steps, tool calls and decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias, final
+
+from hookagent.hooks.decision import Decision
+from hookagent.kernel.records import StepRecord, ToolExecution
+from hookagent.models.base import ModelResponse
+
+if TYPE_CHECKING:
+    from hookagent.kernel.result import RunResult
+
+__all__ = [
+    "DecisionMade",
+    "Emit",
+    "ModelReplied",
+    "RunFinished",
+    "StepFinished",
+    "StepStarted",
+    "StreamEvent",
+    "ToolFinished",
+    "ToolStarted",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class StepStarted:
+    step: int
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ModelReplied:
+    step: int
+    response: ModelResponse
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    step: int
+    call_id: str
+    name: str
+    args: Mapping[str, Any]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    step: int
+    execution: ToolExecution
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class DecisionMade:
+    decision: Decision
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class StepFinished:
+    record: StepRecord
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    result: RunResult
+
+
+StreamEvent: TypeAlias = (
+    StepStarted | ModelReplied | ToolStarted | ToolFinished | DecisionMade | StepFinished
+    | RunFinished
+)
+Emit: TypeAlias = Callable[[StreamEvent], None]

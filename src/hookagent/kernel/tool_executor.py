@@ -1,0 +1,141 @@
+"""ToolExecutor: every tool call passes before_tool → tool → after_tool.
+
+Whatever goes wrong with a call (a block, an unknown tool, bad arguments, an exception) ends
+as an error result the model reads; only a `stop` or the error policy ends the run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from time import perf_counter
+from typing import Any, final
+
+from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
+from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
+from hookagent.kernel.context import RunContext
+from hookagent.kernel.failures import ErrorHandler
+from hookagent.kernel.records import ToolExecution
+from hookagent.kernel.stream import ToolFinished, ToolStarted
+from hookagent.messages import ToolCall, ToolResultMessage
+from hookagent.tools.base import ToolContext, ToolResult
+
+__all__ = ["ToolExecutor"]
+
+
+@final
+class ToolExecutor:
+    __slots__ = ("_errors",)
+
+    def __init__(self, errors: ErrorHandler) -> None:
+        self._errors = errors
+
+    async def run_all(self, ctx: RunContext, calls: tuple[ToolCall, ...]) -> list[ToolExecution]:
+        executions: list[ToolExecution] = []
+        for call in calls:
+            if ctx.ended:
+                result = ToolResult.error("Not run: the run was stopped before this call.")
+                executions.append(self._record(ctx, call, call.args, result, blocked=True))
+                continue
+            executions.append(await self.run_one(ctx, call))
+        return executions
+
+    async def run_one(self, ctx: RunContext, call: ToolCall) -> ToolExecution:
+        ctx.state.position.phase, ctx.state.position.call_id = "tool", call.id
+        step = ctx.state.position.step
+        if ctx.emit is not None:
+            ctx.emit(ToolStarted(step, call.id, call.name, call.args))
+        before, event = await ctx.hooks.fire(BEFORE_TOOL, ToolCallEvent(
+            run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=call.args))
+        if before.outcome in ("block", "stop"):
+            if before.outcome == "stop":
+                ctx.state.stop_by(before)
+            message = f"Tool call {call.name!r} was blocked by {before.hook}: {before.reason}"
+            result = _with_context(ToolResult.error(message), before.contexts)
+            return self._record(ctx, call, event.args, result, blocked=True)
+        started, wall = perf_counter(), time.time()
+        result, attempts = await self._execute_with_hooks(ctx, call, event.args, before.contexts)
+        return self._record(ctx, call, event.args, result, started=wall,
+                            duration=perf_counter() - started, attempts=attempts)
+
+    async def _execute_with_hooks(
+        self,
+        ctx: RunContext,
+        call: ToolCall,
+        args: Mapping[str, Any],
+        contexts: tuple[str, ...],
+    ) -> tuple[ToolResult, int]:
+        attempt = 1
+        while True:
+            started = perf_counter()
+            result = await self._execute(ctx, call, args, attempt)
+            if ctx.ended:
+                return _with_context(result, contexts), attempt
+            after, event = await ctx.hooks.fire(AFTER_TOOL, ToolResultEvent(
+                run=ctx.view, step=ctx.state.position.step, call_id=call.id,
+                tool_name=call.name, args=args, result=result,
+                duration=perf_counter() - started, attempt=attempt))
+            result = _with_context(event.result, (*contexts, *after.contexts))
+            if after.outcome == "stop":
+                ctx.state.stop_by(after)
+            if after.outcome != "retry":
+                return result, attempt
+            if attempt > ctx.budgets.retries:
+                ctx.state.finish("stopped", "retry_limit",
+                                 f"after_tool hooks asked to retry {call.name!r} more than "
+                                 f"{ctx.budgets.retries} times (retry budget); last reason: "
+                                 f"{after.reason}")
+                return result, attempt
+            attempt += 1
+
+    async def _execute(
+        self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
+    ) -> ToolResult:
+        if call.parse_error is not None:
+            return ToolResult.error(
+                f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
+        tool = ctx.tools.get(call.name)
+        if tool is None:
+            available = ", ".join(sorted(ctx.tools)) or "none"
+            return ToolResult.error(
+                f"Unknown tool {call.name!r}. Available tools: {available}.")
+        while True:
+            try:
+                return await tool(args, ToolContext(run=ctx.view, call=call))
+            except Exception as exc:
+                action = await self._errors.handle(
+                    ctx, exc, where=f"tool:{call.name}", attempt=attempt, error_class="tool")
+                if action != "retry" or attempt > ctx.budgets.retries:
+                    return ToolResult.error(
+                        f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}")
+                attempt += 1
+
+    def _record(
+        self,
+        ctx: RunContext,
+        call: ToolCall,
+        args: Mapping[str, Any],
+        result: ToolResult,
+        *,
+        blocked: bool = False,
+        started: float = 0.0,
+        duration: float = 0.0,
+        attempts: int = 1,
+    ) -> ToolExecution:
+        execution = ToolExecution(call_id=call.id, name=call.name, args=args, result=result,
+                                  blocked=blocked, started_at=started, duration=duration,
+                                  attempts=attempts)
+        ctx.state.messages.append(ToolResultMessage(
+            call_id=call.id, name=call.name, content=result.content, is_error=result.is_error))
+        if ctx.emit is not None:
+            ctx.emit(ToolFinished(ctx.state.position.step, execution))
+        return execution
+
+
+def _with_context(result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:
+    """Hook context rides next to the tool result, as a system reminder."""
+    if not contexts:
+        return result
+    body = "\n".join(contexts)
+    return ToolResult(content=f"{result.content}\n\n<system-reminder>\n{body}\n</system-reminder>",
+                      is_error=result.is_error, data=result.data)

@@ -1,0 +1,125 @@
+"""Read-only views of a run, handed to hooks and tools.
+
+Views wrap the live state without copying it, so building one is O(1) whatever the history
+length, and they always show the current values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, TypeVar, final, overload
+
+from hookagent.hooks.decision import Decision
+from hookagent.kernel.records import StepRecord
+from hookagent.kernel.state import RunState, RunStatus
+from hookagent.messages import Message
+from hookagent.usage import Usage
+
+__all__ = ["ListView", "RunView"]
+
+T = TypeVar("T")
+
+
+@final
+class ListView(Sequence[T]):
+    """A read-only window onto a list that keeps growing."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[T]) -> None:
+        self._items = items
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._items)
+
+    def __repr__(self) -> str:
+        return f"ListView(len={len(self._items)})"
+
+
+@final
+class RunView:
+    """What hooks may read of a run."""
+
+    __slots__ = ("_decisions", "_messages", "_metadata", "_state", "_steps")
+
+    def __init__(self, state: RunState) -> None:
+        self._state = state
+        self._messages = ListView(state.messages)
+        self._steps = ListView(state.steps)
+        self._decisions = ListView(state.decisions)
+        self._metadata = MappingProxyType(state.metadata)
+
+    @property
+    def run_id(self) -> str:
+        return self._state.run_id
+
+    @property
+    def parent_run_id(self) -> str | None:
+        return self._state.parent_run_id
+
+    @property
+    def session_id(self) -> str | None:
+        return self._state.session_id
+
+    @property
+    def status(self) -> RunStatus:
+        return self._state.status
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        return self._messages
+
+    @property
+    def steps(self) -> Sequence[StepRecord]:
+        return self._steps
+
+    @property
+    def step_count(self) -> int:
+        return len(self._state.steps)
+
+    @property
+    def last_step(self) -> StepRecord | None:
+        steps = self._state.steps
+        return steps[-1] if steps else None
+
+    @property
+    def decisions(self) -> Sequence[Decision]:
+        return self._decisions
+
+    @property
+    def usage(self) -> Usage:
+        return self._state.usage
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        return self._metadata
+
+    @property
+    def elapsed(self) -> float:
+        return self._state.elapsed
+
+    @property
+    def output(self) -> str | None:
+        return self._state.output
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._state.stop_reason
+
+    @property
+    def stop_block_streak(self) -> int:
+        return self._state.stop_block_streak
+
+    def __repr__(self) -> str:
+        return f"RunView(run_id={self.run_id!r}, steps={self.step_count}, status={self.status})"

@@ -1,0 +1,78 @@
+"""Provider-neutral conversation messages.
+
+Drivers convert these to and from each provider's wire format; nothing else in the runtime
+sees a provider's shapes. Every message is frozen, so the history can be shared by reference
+with hooks and drivers without copying it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, final
+
+from pydantic import Field, TypeAdapter
+
+__all__ = [
+    "AssistantMessage",
+    "Message",
+    "SystemMessage",
+    "ToolCall",
+    "ToolResultMessage",
+    "UserMessage",
+    "MESSAGES_ADAPTER",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """A model's request to run one tool."""
+
+    id: str
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    parse_error: str | None = None
+    """Set when the model sent arguments that were not a JSON object; `args` is then empty."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemMessage:
+    content: str
+    role: Literal["system"] = "system"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessage:
+    content: str
+    role: Literal["user"] = "user"
+    synthetic: bool = False
+    """True for text the runtime added (hook context, stop-hook reasons), not the user's."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantMessage:
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: Literal["assistant"] = "assistant"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultMessage:
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    role: Literal["tool"] = "tool"
+
+
+Message = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolResultMessage,
+    Field(discriminator="role"),
+]
+
+MESSAGES_ADAPTER: TypeAdapter[list[Message]] = TypeAdapter(list[Message])

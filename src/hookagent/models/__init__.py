@@ -1,0 +1,1 @@
+"""Model drivers: the `Model` protocol and the resolution of `provider:model` names."""

@@ -1,0 +1,191 @@
+"""Scripted models: play fixed turns, so hooks can be tested with no LLM.
+
+`ScriptedModel` is strict: a call past the end of the script fails the run with a clear
+error, and `assert_consumed` fails if turns were left over. Turns are checked when the model
+is built, so a malformed script fails before any run starts, naming the turn at fault.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, final
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hookagent.errors import ConfigError, ModelError
+from hookagent.messages import AssistantMessage, ToolCall
+from hookagent.models.base import ModelRequest, ModelResponse
+from hookagent.usage import Usage
+
+__all__ = ["FunctionModel", "RecordedCall", "ScriptedModel", "reply", "tool_call", "turn"]
+
+
+class _CallSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    args: dict[str, Any] | str = Field(default_factory=dict)
+    """An object, or a raw JSON string as a provider would send it (may be malformed)."""
+    id: str | None = None
+
+
+class _UsageSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
+
+
+class _TurnSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = ""
+    tool_calls: list[_CallSpec] = Field(default_factory=list)
+    usage: _UsageSpec | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RecordedCall:
+    """A snapshot of one request the model received (small: no copy of the history)."""
+
+    step: int
+    messages: int
+    tools: tuple[str, ...]
+    last_message: str | None
+
+
+def turn(text: str = "", *calls: ToolCall | Mapping[str, Any],
+         usage: Usage | None = None) -> ModelResponse:
+    """A scripted turn: some text, some tool calls."""
+    tool_calls = tuple(c if isinstance(c, ToolCall) else _to_call(_CallSpec.model_validate(c), i)
+                       for i, c in enumerate(calls))
+    return ModelResponse(message=AssistantMessage(content=text, tool_calls=tool_calls),
+                         usage=usage or Usage(requests=1), model_name="scripted")
+
+
+def reply(text: str, *, usage: Usage | None = None) -> ModelResponse:
+    """A final answer with no tool calls."""
+    return turn(text, usage=usage)
+
+
+def tool_call(name: str, _id: str | None = None, /, **args: Any) -> ModelResponse:
+    """A turn that calls one tool."""
+    return turn("", {"name": name, "args": args, "id": _id})
+
+
+def _to_call(spec: _CallSpec, index: int, turn_no: int = 0) -> ToolCall:
+    call_id = spec.id or f"call_{turn_no}_{index}"
+    if isinstance(spec.args, dict):
+        return ToolCall(id=call_id, name=spec.name, args=spec.args)
+    try:
+        parsed = json.loads(spec.args)
+    except json.JSONDecodeError as exc:
+        return ToolCall(id=call_id, name=spec.name,
+                        parse_error=f"arguments are not valid JSON ({exc})")
+    if not isinstance(parsed, dict):
+        return ToolCall(id=call_id, name=spec.name,
+                        parse_error=f"arguments must be a JSON object, got {type(parsed).__name__}")
+    return ToolCall(id=call_id, name=spec.name, args=parsed)
+
+
+def _parse_turn(raw: Any, number: int, source: str) -> ModelResponse:
+    if isinstance(raw, ModelResponse):
+        return raw
+    if isinstance(raw, AssistantMessage):
+        return ModelResponse(message=raw, usage=Usage(requests=1), model_name="scripted")
+    if isinstance(raw, str):
+        raw = {"text": raw}
+    try:
+        spec = _TurnSpec.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(turn)'}: {err['msg']}"
+            for err in exc.errors())
+        raise ConfigError(problems, file=source, key=f"turn {number}", value=raw) from exc
+    calls = tuple(_to_call(c, i, number) for i, c in enumerate(spec.tool_calls))
+    usage = spec.usage or _UsageSpec()
+    return ModelResponse(
+        message=AssistantMessage(content=spec.text, tool_calls=calls),
+        usage=Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                    cached_tokens=usage.cached_tokens, requests=1),
+        model_name="scripted")
+
+
+@final
+class ScriptedModel:
+    """Plays `turns` in order: ModelResponse objects, or dicts `{"text", "tool_calls"}`."""
+
+    def __init__(self, turns: Sequence[Any], *, source: str = "script") -> None:
+        if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
+            raise ConfigError("a script must be a list of turns", file=source)
+        self._turns = [_parse_turn(raw, number, source) for number, raw in enumerate(turns, 1)]
+        self._source = source
+        self._next = 0
+        self.calls: list[RecordedCall] = []
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptedModel:
+        file = Path(path)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read the script: {exc.strerror}", file=str(file)) from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column "
+                              f"{exc.colno})", file=str(file)) from exc
+        return cls(data, source=str(file))
+
+    @property
+    def name(self) -> str:
+        return f"scripted:{self._source}"
+
+    @property
+    def remaining(self) -> int:
+        return len(self._turns) - self._next
+
+    async def request(self, request: ModelRequest, /) -> ModelResponse:
+        messages = request.messages
+        last = messages[-1] if len(messages) else None
+        self.calls.append(RecordedCall(
+            step=request.step, messages=len(messages), tools=tuple(t.name for t in request.tools),
+            last_message=getattr(last, "content", None)))
+        if self._next >= len(self._turns):
+            raise ModelError(f"the script has {len(self._turns)} turns and call "
+                             f"{len(self.calls)} asked for one more",
+                             provider="scripted", model=self._source)
+        response = self._turns[self._next]
+        self._next += 1
+        return response
+
+    def assert_consumed(self) -> None:
+        if self.remaining:
+            raise AssertionError(f"{self.name}: {self.remaining} of {len(self._turns)} turns "
+                                 "were never requested")
+
+
+ModelFn = Callable[[ModelRequest], "ModelResponse | AssistantMessage | str | Awaitable[Any]"]
+
+
+@final
+class FunctionModel:
+    """A model whose every reply is computed by `fn(request)`."""
+
+    def __init__(self, fn: ModelFn, *, name: str = "function") -> None:
+        self._fn = fn
+        self._name = name
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return f"function:{self._name}"
+
+    async def request(self, request: ModelRequest, /) -> ModelResponse:
+        self.calls += 1
+        value: Any = self._fn(request)
+        if isinstance(value, Awaitable):
+            value = await value
+        return _parse_turn(value, self.calls, self.name)

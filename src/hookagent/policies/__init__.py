@@ -1,0 +1,1 @@
+"""Limits and the error policy: ordinary policy-tier hooks the builder installs by default."""

@@ -1,0 +1,116 @@
+"""Limits are should_continue hooks in the policy tier, so user hooks cannot outvote them.
+
+Each is a capability with one hook; the builder installs StepLimit(20), TokenLimit(32768),
+TimeLimit(300 s) and ToolCallPresence by default, and `AgentBuilder.limits` replaces them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, final
+
+from hookagent.errors import ConfigError
+from hookagent.hooks.events import ContinueEvent
+from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.points import SHOULD_CONTINUE
+from hookagent.hooks.result import HookResult
+from hookagent.tools.base import Tool
+
+__all__ = ["StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence"]
+
+
+def _positive(owner: str, name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(f"must be a positive number, not {value!r}", key=f"{owner}({name})",
+                          value=value)
+
+
+class _Limit:
+    name = "limits"
+
+    def tools(self) -> Iterable[Tool]:
+        return ()
+
+    def _hook(self, fn: Any, label: str) -> Hook[ContinueEvent]:
+        return make_hook(SHOULD_CONTINUE, fn, name=label, source="limits", tier="policy",
+                         priority=100, timeout=None)
+
+
+@final
+class StepLimit(_Limit):
+    """Stops the run once it has taken `max_steps` steps."""
+
+    def __init__(self, max_steps: int = 20) -> None:
+        if isinstance(max_steps, float):
+            raise ConfigError(f"must be a whole number, not {max_steps!r}",
+                              key="StepLimit(max_steps)", value=max_steps)
+        _positive("StepLimit", "max_steps", max_steps)
+        self.max_steps = max_steps
+
+    def hooks(self) -> Iterable[Hook[Any]]:
+        yield self._hook(self.check, "step_limit")
+
+    def check(self, event: ContinueEvent) -> HookResult | None:
+        if event.run.step_count >= self.max_steps:
+            return HookResult.stop(f"step limit reached ({self.max_steps} steps)",
+                                   stop_reason="steps_limit")
+        return None
+
+
+@final
+class TokenLimit(_Limit):
+    """Stops the run once input plus output tokens reach `max_tokens`."""
+
+    def __init__(self, max_tokens: int = 32_768) -> None:
+        _positive("TokenLimit", "max_tokens", max_tokens)
+        self.max_tokens = max_tokens
+
+    def hooks(self) -> Iterable[Hook[Any]]:
+        yield self._hook(self.check, "token_limit")
+
+    def check(self, event: ContinueEvent) -> HookResult | None:
+        used = event.run.usage.total_tokens
+        if used >= self.max_tokens:
+            return HookResult.stop(f"token limit reached ({used} of {self.max_tokens} tokens)",
+                                   stop_reason="token_limit")
+        return None
+
+
+@final
+class TimeLimit(_Limit):
+    """Stops the run once its execution time (summed across resumes) reaches `max_seconds`.
+
+    Checked between steps, like the original: a step in progress is not interrupted.
+    """
+
+    def __init__(self, max_seconds: float = 300.0) -> None:
+        _positive("TimeLimit", "max_seconds", max_seconds)
+        self.max_seconds = float(max_seconds)
+
+    def hooks(self) -> Iterable[Hook[Any]]:
+        yield self._hook(self.check, "time_limit")
+
+    def check(self, event: ContinueEvent) -> HookResult | None:
+        if event.run.elapsed >= self.max_seconds:
+            return HookResult.stop(
+                f"time limit reached ({event.run.elapsed:.1f} of {self.max_seconds:g} s)",
+                stop_reason="time_limit")
+        return None
+
+
+@final
+class ToolCallPresence(_Limit):
+    """Keeps the loop going while the model calls tools; a reply without calls ends it."""
+
+    def hooks(self) -> Iterable[Hook[Any]]:
+        yield make_hook(SHOULD_CONTINUE, self.check, name="tool_call_presence",
+                        source="limits", tier="policy", priority=0, kind="transform",
+                        timeout=None)
+
+    def check(self, event: ContinueEvent) -> HookResult | None:
+        if event.tool_calls:
+            return _CONTINUE
+        return None
+
+
+_CONTINUE = HookResult.continue_("the model called tools")

@@ -1,0 +1,1 @@
+"""Tools: the protocol, results, and `@tool` for typed functions."""

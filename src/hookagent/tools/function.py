@@ -1,0 +1,103 @@
+"""`@tool`: a typed function (sync or async) becomes a tool with a JSON schema.
+
+The signature is turned into a pydantic model once, at decoration time; each call validates
+the model's arguments against it, and a validation failure becomes an error result naming
+every bad field, so the model can correct itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from hookagent.errors import ConfigError
+from hookagent.tools.base import ToolContext, ToolResult
+
+__all__ = ["FunctionTool", "tool"]
+
+ToolFn = Callable[..., Any]
+
+
+class FunctionTool:
+    """A tool backed by a Python function."""
+
+    __slots__ = ("_args_model", "_ctx_param", "_fn", "_is_async", "description", "name", "parameters")
+
+    def __init__(self, fn: ToolFn, *, name: str | None = None, description: str | None = None):
+        self._fn = fn
+        self.name = name or fn.__name__
+        self.description = description or inspect.getdoc(fn) or self.name
+        self._is_async = inspect.iscoroutinefunction(fn)
+        self._ctx_param, self._args_model = _args_model_for(fn, self.name)
+        schema = self._args_model.model_json_schema()
+        schema.pop("title", None)
+        self.parameters: Mapping[str, Any] = schema
+
+    def __repr__(self) -> str:
+        return f"FunctionTool({self.name!r})"
+
+    async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
+        try:
+            parsed = self._args_model.model_validate(dict(args))
+        except ValidationError as exc:
+            return ToolResult.error(_describe_validation(self.name, exc))
+        kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
+        if self._ctx_param is not None:
+            kwargs[self._ctx_param] = ctx
+        if self._is_async:
+            value = await cast(Awaitable[Any], self._fn(**kwargs))
+        else:
+            value = self._fn(**kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+        return ToolResult.of(value)
+
+
+def _args_model_for(fn: ToolFn, tool_name: str) -> tuple[str | None, type[BaseModel]]:
+    try:
+        hints = get_type_hints(fn)
+    except (NameError, TypeError) as exc:
+        raise ConfigError(f"cannot read the type hints of {fn.__qualname__}: {exc}",
+                          key=f"tool {tool_name}") from exc
+    ctx_param: str | None = None
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ConfigError(f"*args and **kwargs are not supported (parameter {param.name!r})",
+                              key=f"tool {tool_name}")
+        annotation = hints.get(param.name, Any)
+        if annotation is ToolContext:
+            ctx_param = param.name
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    model = create_model(  # type: ignore[call-overload]  # fields are built dynamically
+        f"{tool_name}_args", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return ctx_param, cast(type[BaseModel], model)
+
+
+def _describe_validation(tool_name: str, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "(arguments)"
+        problems.append(f"{where}: {error['msg']}")
+    return f"Invalid arguments for tool {tool_name!r}: " + "; ".join(problems)
+
+
+@overload
+def tool(fn: ToolFn, /) -> FunctionTool: ...
+@overload
+def tool(*, name: str | None = None, description: str | None = None) -> Callable[[ToolFn], FunctionTool]: ...
+def tool(
+    fn: ToolFn | None = None, /, *, name: str | None = None, description: str | None = None
+) -> FunctionTool | Callable[[ToolFn], FunctionTool]:
+    """Make a tool from a typed function; a `ToolContext` parameter receives the call context."""
+    if fn is not None:
+        return FunctionTool(fn, name=name, description=description)
+    return lambda f: FunctionTool(f, name=name, description=description)
+
+
