@@ -170,6 +170,7 @@ __all__ = [
     "USER_PROMPT",
     "Usage",
     "UserMessage",
+    "Vote",
     "make_hook",
     "tool",
 ]

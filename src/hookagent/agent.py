@@ -48,8 +48,10 @@ class Agent:
         self.system_prompt = system_prompt
         self.settings = dict(settings or {})
         self.budgets = budgets or Budgets()
-        self._specs = tuple(ToolSpec(name=t.name, description=t.description,
-                                     parameters=t.parameters) for t in self.tools.values())
+        self._specs = tuple(
+            ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
+            for t in self.tools.values()
+        )
         self._kernel = Kernel()
         timeouts = [h.timeout for h in registry if h.is_async and h.timeout is not None]
         self._watch_tick = min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None
@@ -63,8 +65,9 @@ class Agent:
         parent_run_id: str | None = None,
     ) -> RunResult:
         """Run to the end and return what happened; failures are in the result, not raised."""
-        return await self._execute(prompt, approver=approver, metadata=metadata,
-                                   parent_run_id=parent_run_id, emit=None)
+        return await self._execute(
+            prompt, approver=approver, metadata=metadata, parent_run_id=parent_run_id, emit=None
+        )
 
     def run_sync(self, prompt: str, **options: Any) -> RunResult:
         """`run` for code without an event loop."""
@@ -72,17 +75,28 @@ class Agent:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.run(prompt, **options))
-        raise ConfigError("run_sync() was called inside a running event loop; "
-                          "use `await agent.run(...)` there")
+        raise ConfigError(
+            "run_sync() was called inside a running event loop; use `await agent.run(...)` there"
+        )
 
     async def stream(
-        self, prompt: str, *, approver: Approver | None = None,
+        self,
+        prompt: str,
+        *,
+        approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Yield steps, tool calls and decisions as they happen, then `RunFinished`."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        task = asyncio.create_task(self._execute(prompt, approver=approver, metadata=metadata,
-                                                 parent_run_id=None, emit=queue.put_nowait))
+        task = asyncio.create_task(
+            self._execute(
+                prompt,
+                approver=approver,
+                metadata=metadata,
+                parent_run_id=None,
+                emit=queue.put_nowait,
+            )
+        )
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
         try:
             while (item := await queue.get()) is not _DONE:
@@ -107,12 +121,17 @@ class Agent:
         view = RunView(state)
         watch = HookWatch(self._watch_tick) if self._watch_tick is not None else None
         ctx = RunContext(
-            state=state, view=view,
-            hooks=Dispatcher(self.registry, state, view, approver=approver, emit=emit,
-                             watch=watch),
-            model=self.model, tools=self.tools, tool_specs=self._specs,
-            system_prompt=self.system_prompt, settings=self.settings, budgets=self.budgets,
-            emit=emit)
+            state=state,
+            view=view,
+            hooks=Dispatcher(self.registry, state, view, approver=approver, emit=emit, watch=watch),
+            model=self.model,
+            tools=self.tools,
+            tool_specs=self._specs,
+            system_prompt=self.system_prompt,
+            settings=self.settings,
+            budgets=self.budgets,
+            emit=emit,
+        )
         try:
             await self._kernel.run(ctx, prompt)
         finally:

@@ -57,8 +57,11 @@ class AgentBuilder:
         self._settings: dict[str, Any] = {}
         self._budgets = Budgets()
         self._limits: dict[str, Capability | None] = {
-            "steps": StepLimit(), "tokens": TokenLimit(), "time": TimeLimit(),
-            "presence": ToolCallPresence()}
+            "steps": StepLimit(),
+            "tokens": TokenLimit(),
+            "time": TimeLimit(),
+            "presence": ToolCallPresence(),
+        }
         self._error_policy: ErrorPolicy = ErrorPolicy.default()
 
     def model(self, model: Model | str) -> Self:
@@ -83,8 +86,10 @@ class AgentBuilder:
     def with_(self, capability: Capability) -> Self:
         """Install a capability: its tools and hooks, together."""
         if not isinstance(capability, Capability):
-            raise ConfigError(f"{capability!r} is not a capability (it needs name, tools() "
-                              "and hooks())", key="with_")
+            raise ConfigError(
+                f"{capability!r} is not a capability (it needs name, tools() and hooks())",
+                key="with_",
+            )
         for tool in capability.tools():
             self._add_tool(tool, capability.name)
         self._hooks.extend(capability.hooks())
@@ -108,11 +113,24 @@ class AgentBuilder:
     ) -> Self:
         """Register `fn` at `point`."""
         if not isinstance(point, HookPoint):
-            raise ConfigError(f"{point!r} is not a hook point (use e.g. hookagent.BEFORE_TOOL)",
-                              key="on")
-        self._hooks.append(make_hook(
-            point, fn, match=match, name=name, priority=priority, tier=tier, kind=kind,
-            timeout=timeout, on_failure=on_failure, always=always, blocking=blocking))
+            raise ConfigError(
+                f"{point!r} is not a hook point (use e.g. hookagent.BEFORE_TOOL)", key="on"
+            )
+        self._hooks.append(
+            make_hook(
+                point,
+                fn,
+                match=match,
+                name=name,
+                priority=priority,
+                tier=tier,
+                kind=kind,
+                timeout=timeout,
+                on_failure=on_failure,
+                always=always,
+                blocking=blocking,
+            )
+        )
         return self
 
     def hook(self, hook: Hook[Any]) -> Self:
@@ -153,9 +171,14 @@ class AgentBuilder:
         registry = HookRegistry(self._policy_hooks())
         for hook in self._hooks:
             registry.add(hook)
-        return Agent(model=self._model, tools={name: t for name, (t, _) in self._tools.items()},
-                     registry=registry, system_prompt=self._system_prompt,
-                     settings=self._settings, budgets=self._budgets)
+        return Agent(
+            model=self._model,
+            tools={name: t for name, (t, _) in self._tools.items()},
+            registry=registry,
+            system_prompt=self._system_prompt,
+            settings=self._settings,
+            budgets=self._budgets,
+        )
 
     def _policy_hooks(self) -> Iterable[Hook[Any]]:
         for limit in self._limits.values():
@@ -165,10 +188,16 @@ class AgentBuilder:
 
     def _add_tool(self, tool: Tool, owner: str) -> None:
         if not isinstance(tool, Tool):
-            raise ConfigError(f"{tool!r} is not a tool (it needs name, description, "
-                              "parameters and an async __call__)", key=f"tools of {owner}")
+            raise ConfigError(
+                f"{tool!r} is not a tool (it needs name, description, "
+                "parameters and an async __call__)",
+                key=f"tools of {owner}",
+            )
         existing = self._tools.get(tool.name)
         if existing is not None:
-            raise ConfigError(f"tool {tool.name!r} is registered twice: by {existing[1]} and "
-                              f"by {owner}", key="tools", value=tool.name)
+            raise ConfigError(
+                f"tool {tool.name!r} is registered twice: by {existing[1]} and by {owner}",
+                key="tools",
+                value=tool.name,
+            )
         self._tools[tool.name] = (tool, owner)

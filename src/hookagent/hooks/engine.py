@@ -175,10 +175,12 @@ def _check(point: HookPoint[E], hook: Hook[E], result: object) -> HookResult:
         if inspect.isawaitable(result):
             if inspect.iscoroutine(result):
                 result.close()
-            raise fail("returned an awaitable from a function registered as sync; "
-                       "declare it `async def`")
-        raise fail(f"returned {type(result).__name__} {result!r:.80}; "
-                   "expected a HookResult or None")
+            raise fail(
+                "returned an awaitable from a function registered as sync; declare it `async def`"
+            )
+        raise fail(
+            f"returned {type(result).__name__} {result!r:.80}; expected a HookResult or None"
+        )
     if not point.accepts(result.kind):
         legal = ", ".join(sorted({"proceed", *point.decisions}))
         raise fail(f"`{result.kind}` is not a legal decision here (legal: {legal})")

@@ -32,7 +32,7 @@ HookKind = Literal["guard", "transform", "observer"]
 OnFailure = Literal["block", "proceed", "raise"]
 Tier = Literal["system", "policy", "default", "audit"]
 TIERS: Final[dict[Tier, int]] = {"system": 0, "policy": 1, "default": 2, "audit": 3}
-HookFn: TypeAlias = Callable[..., "HookResult | None | Awaitable[HookResult | None]"]
+HookFn: TypeAlias = Callable[..., "HookResult | Awaitable[HookResult | None] | None"]
 
 DEFAULT_HOOK_TIMEOUT: Final = 60.0
 """Seconds an async (or blocking) in-process hook may take before it counts as failed."""
@@ -42,6 +42,7 @@ _DEFAULT_ON_FAILURE: Final[dict[HookKind, OnFailure]] = {
     "transform": "proceed",
     "observer": "proceed",
 }
+_PROCEED: Final[frozenset[Kind]] = frozenset({"proceed"})
 _KIND_DECISIONS: Final[dict[HookKind, frozenset[Kind]]] = {
     "guard": frozenset({"proceed", "retry", "continue", "ask", "block", "stop"}),
     "transform": frozenset({"proceed", "retry", "continue"}),
@@ -110,12 +111,18 @@ def make_hook(
     if kind not in _KIND_DECISIONS:
         raise ConfigError(f"kind must be guard, transform or observer, not {kind!r}", key=where)
     if timeout is not None and not timeout > 0:
-        raise ConfigError(f"timeout must be a positive number of seconds, not {timeout!r}",
-                          key=where, value=timeout)
+        raise ConfigError(
+            f"timeout must be a positive number of seconds, not {timeout!r}",
+            key=where,
+            value=timeout,
+        )
     matcher = compile_matcher(match)
     if matcher is not None and matcher.uses_subject and point.subject is None:
-        raise ConfigError(f"{point.name} events have no name to match {match!r} against; "
-                          "use a callable matcher", key=where, value=match)
+        raise ConfigError(
+            f"{point.name} events have no name to match {match!r} against; use a callable matcher",
+            key=where,
+            value=match,
+        )
     is_async = _is_async(fn)
     if blocking and is_async:
         raise ConfigError("blocking=True is for sync functions; this one is async", key=where)
@@ -134,7 +141,7 @@ def make_hook(
         blocking=blocking,
         is_async=is_async or blocking,
         wants_outcome=_positional_arity(fn) >= 2,
-        allowed=point.decisions.union(("proceed",)) & _KIND_DECISIONS[kind],
+        allowed=(point.decisions | _PROCEED) & _KIND_DECISIONS[kind],
         may_modify=bool(point.writable) and kind != "observer",
         may_context=point.feeds_model,
     )

@@ -164,8 +164,9 @@ def compile_matcher(spec: MatchSpec) -> Matcher | None:
         return spec
     if callable(spec):
         return _Predicate(spec)
-    raise ConfigError(f"a matcher must be a string, a Matcher or a callable, not {spec!r}",
-                      key="match")
+    raise ConfigError(
+        f"a matcher must be a string, a Matcher or a callable, not {spec!r}", key="match"
+    )
 
 
 def _compile_text(spec: str) -> Matcher | None:
@@ -176,8 +177,9 @@ def _compile_text(spec: str) -> Matcher | None:
         try:
             return _Pattern(text, re.compile(text[1:-1]))
         except re.error as exc:
-            raise ConfigError(f"{text!r} is not a valid regular expression: {exc}",
-                              key="match", value=spec) from exc
+            raise ConfigError(
+                f"{text!r} is not a valid regular expression: {exc}", key="match", value=spec
+            ) from exc
     names = [part.strip() for part in text.split("|")]
     if any(not name for name in names):
         raise ConfigError(f"{spec!r} has an empty name in its list", key="match", value=spec)

@@ -124,13 +124,14 @@ SUBAGENT_STOP: Final = _point(
 SESSION_START: Final = _point("session_start", RunEvent, subject="source")
 SESSION_END: Final = _point("session_end", RunEvent, feeds_model=False, subject="source")
 BEFORE_COMPACT: Final = _point(
-    "before_compact", CompactEvent, writable=("instructions", "metadata"),
-    decisions=("block", "ask", "stop"), subject="trigger",
+    "before_compact",
+    CompactEvent,
+    writable=("instructions", "metadata"),
+    decisions=("block", "ask", "stop"),
+    subject="trigger",
 )
 AFTER_COMPACT: Final = _point("after_compact", CompactEvent, subject="trigger")
-NOTIFICATION: Final = _point(
-    "notification", NotificationEvent, feeds_model=False, subject="kind"
-)
+NOTIFICATION: Final = _point("notification", NotificationEvent, feeds_model=False, subject="kind")
 
 ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
     EXECUTION_START,

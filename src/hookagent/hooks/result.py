@@ -123,7 +123,7 @@ class HookResult:
     @property
     def is_final(self) -> bool:
         """A final decision ends the fold; only `always` hooks still run after it."""
-        return self.kind == "stop" or self.kind == "block"
+        return self.kind in ("stop", "block")
 
     @property
     def label(self) -> str:
@@ -136,4 +136,3 @@ class HookResult:
 
 
 PROCEED: Final = HookResult()
-

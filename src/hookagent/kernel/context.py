@@ -32,8 +32,11 @@ class Budgets:
         for name in ("stop_blocks", "retries"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
-                raise ConfigError(f"must be a whole number >= 0, not {value!r}",
-                                  key=f"Budgets.{name}", value=value)
+                raise ConfigError(
+                    f"must be a whole number >= 0, not {value!r}",
+                    key=f"Budgets.{name}",
+                    value=value,
+                )
 
 
 @final

@@ -24,22 +24,32 @@ class StopResolver:
         instruction for the model)."""
         state = ctx.state
         state.position.phase = "stop"
-        decision, event = await ctx.hooks.fire(STOP, StopEvent(
-            run=ctx.view, step=state.position.step, output=state.output,
-            stop_hook_active=state.stop_block_streak > 0))
+        decision, event = await ctx.hooks.fire(
+            STOP,
+            StopEvent(
+                run=ctx.view,
+                step=state.position.step,
+                output=state.output,
+                stop_hook_active=state.stop_block_streak > 0,
+            ),
+        )
         if decision.outcome == "stop":
             state.stop_by(decision)
             return
         if decision.outcome == "block":
             if state.stop_block_streak >= ctx.budgets.stop_blocks:
-                state.finish("stopped", "retry_limit",
-                             f"stop hooks refused to stop {state.stop_block_streak} times in a "
-                             f"row (budget: {ctx.budgets.stop_blocks} consecutive stop-blocks); "
-                             f"last reason: {decision.reason}")
+                state.finish(
+                    "stopped",
+                    "retry_limit",
+                    f"stop hooks refused to stop {state.stop_block_streak} times in a "
+                    f"row (budget: {ctx.budgets.stop_blocks} consecutive stop-blocks); "
+                    f"last reason: {decision.reason}",
+                )
                 return
             state.stop_block_streak += 1
-            state.messages.append(UserMessage(content=decision.reason or "Continue.",
-                                              synthetic=True))
+            state.messages.append(
+                UserMessage(content=decision.reason or "Continue.", synthetic=True)
+            )
             state.add_reminder(decision.contexts)
             return
         state.output = event.output
@@ -58,8 +68,9 @@ class ContinuationEvaluator:
         state.position.phase = "continue"
         last = state.steps[-1] if state.steps else None
         calls = len(last.executions) if last is not None else 0
-        decision, _ = await ctx.hooks.fire(SHOULD_CONTINUE, ContinueEvent(
-            run=ctx.view, step=state.position.step, tool_calls=calls))
+        decision, _ = await ctx.hooks.fire(
+            SHOULD_CONTINUE, ContinueEvent(run=ctx.view, step=state.position.step, tool_calls=calls)
+        )
         if decision.outcome == "stop":
             state.stop_by(decision)
             return

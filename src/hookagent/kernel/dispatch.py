@@ -104,10 +104,16 @@ class Dispatcher:
                 timeout=spec.timeout,
                 default=spec.default,
             )
-            await self.fire(NOTIFICATION, NotificationEvent(
-                run=self.view, kind="permission_prompt", message=spec.question,
-                title=f"{hook_id} asks", details={"point": point.name},
-            ))
+            await self.fire(
+                NOTIFICATION,
+                NotificationEvent(
+                    run=self.view,
+                    kind="permission_prompt",
+                    message=spec.question,
+                    title=f"{hook_id} asks",
+                    details={"point": point.name},
+                ),
+            )
             answer = await self._answer(question)
             if not answer.approved:
                 why = answer.reason or "no reason given"
@@ -119,17 +125,25 @@ class Dispatcher:
 
     async def _answer(self, question: Question) -> Answer:
         if self._approver is None:
-            return Answer(approved=False, by="nobody", reason=(
-                f"approval required but this run has no approver (hook {question.hook} at "
-                f"{question.point}); pass approver= to run()"))
+            return Answer(
+                approved=False,
+                by="nobody",
+                reason=(
+                    f"approval required but this run has no approver (hook {question.hook} at "
+                    f"{question.point}); pass approver= to run()"
+                ),
+            )
         try:
             reply: Any = self._approver(question)
             if inspect.isawaitable(reply):
                 reply = await asyncio.wait_for(reply, question.timeout)
         except TimeoutError:
             approved = question.default == "approve"
-            return Answer(approved=approved, by="default",
-                          reason=f"no answer within {question.timeout} s; default {question.default}")
+            return Answer(
+                approved=approved,
+                by="default",
+                reason=f"no answer within {question.timeout} s; default {question.default}",
+            )
         if isinstance(reply, bool):
             return Answer(approved=reply)
         return cast(Answer, reply)

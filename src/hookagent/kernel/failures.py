@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from hookagent.errors import HookError, ModelError, ToolError
 from hookagent.hooks.events import ErrorClass, ErrorEvent
 from hookagent.hooks.points import ON_ERROR
+from hookagent.hooks.result import StopReason
 from hookagent.kernel.context import RunContext
 
 __all__ = ["ErrorHandler", "classify"]
@@ -72,7 +73,9 @@ class ErrorHandler:
         if outcome == "continue":
             return "ignore"
         state.error = text
-        stop_reason = "retry_limit" if decision.stop_reason == "retry_limit" else "error"
+        stop_reason: StopReason = (
+            "retry_limit" if decision.stop_reason == "retry_limit" else "error"
+        )
         reason = decision.reason if outcome == "stop" and decision.reason else text
         state.finish("failed", stop_reason, f"{where}: {reason}")
         return "stop"

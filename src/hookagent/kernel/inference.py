@@ -26,11 +26,17 @@ class Inference:
         context texts after_inference hooks attached to it."""
         state = ctx.state
         state.position.phase = "inference"
-        request = ModelRequest(messages=ctx.view.messages, tools=ctx.tool_specs,
-                               system_prompt=ctx.system_prompt, settings=ctx.settings,
-                               step=state.position.step)
-        before, event = await ctx.hooks.fire(BEFORE_INFERENCE, InferenceEvent(
-            run=ctx.view, step=state.position.step, request=request))
+        request = ModelRequest(
+            messages=ctx.view.messages,
+            tools=ctx.tool_specs,
+            system_prompt=ctx.system_prompt,
+            settings=ctx.settings,
+            step=state.position.step,
+        )
+        before, event = await ctx.hooks.fire(
+            BEFORE_INFERENCE,
+            InferenceEvent(run=ctx.view, step=state.position.step, request=request),
+        )
         if before.outcome == "stop":
             state.stop_by(before)
             return None, ()
@@ -40,25 +46,34 @@ class Inference:
             response = event.response or await self._call_model(ctx, event.request)
             if response is None:
                 return None, ()
-            after, checked = await ctx.hooks.fire(AFTER_INFERENCE, InferenceResultEvent(
-                run=ctx.view, step=state.position.step, request=event.request,
-                response=response, attempt=attempt))
+            after, checked = await ctx.hooks.fire(
+                AFTER_INFERENCE,
+                InferenceResultEvent(
+                    run=ctx.view,
+                    step=state.position.step,
+                    request=event.request,
+                    response=response,
+                    attempt=attempt,
+                ),
+            )
             if after.outcome == "stop":
                 state.stop_by(after)
                 return None, ()
             if after.outcome != "retry":
                 return checked.response, after.contexts
             if attempt > ctx.budgets.retries:
-                state.finish("stopped", "retry_limit",
-                             f"after_inference hooks asked to retry the model call more than "
-                             f"{ctx.budgets.retries} times (retry budget); last reason: "
-                             f"{after.reason}")
+                state.finish(
+                    "stopped",
+                    "retry_limit",
+                    f"after_inference hooks asked to retry the model call more than "
+                    f"{ctx.budgets.retries} times (retry budget); last reason: "
+                    f"{after.reason}",
+                )
                 return None, ()
             state.messages.append(checked.response.message)
             feedback = after.message or after.reason or "Please try again."
             state.messages.append(UserMessage(content=feedback, synthetic=True))
-            event = InferenceEvent(run=ctx.view, step=state.position.step,
-                                   request=event.request)
+            event = InferenceEvent(run=ctx.view, step=state.position.step, request=event.request)
             attempt += 1
 
     async def _call_model(self, ctx: RunContext, request: ModelRequest) -> ModelResponse | None:

@@ -28,14 +28,16 @@ class ExecutionLifecycle:
     async def submit(self, ctx: RunContext, prompt: str) -> None:
         """A user message enters the run, unless a user_prompt hook refuses it."""
         state = ctx.state
-        decision, event = await ctx.hooks.fire(USER_PROMPT, PromptEvent(run=ctx.view,
-                                                                         prompt=prompt))
+        decision, event = await ctx.hooks.fire(
+            USER_PROMPT, PromptEvent(run=ctx.view, prompt=prompt)
+        )
         if decision.outcome == "stop":
             state.stop_by(decision)
             return
         if decision.outcome == "block":
-            state.finish("stopped", "guard",
-                         f"prompt blocked by {decision.hook}: {decision.reason}")
+            state.finish(
+                "stopped", "guard", f"prompt blocked by {decision.hook}: {decision.reason}"
+            )
             return
         state.messages.append(UserMessage(content=event.prompt))
         state.add_reminder(decision.contexts)

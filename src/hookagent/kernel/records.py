@@ -37,7 +37,7 @@ class StepRecord:
     kind: StepKind
     response: AssistantMessage | None = None
     executions: tuple[ToolExecution, ...] = ()
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     started_at: float = 0.0
     duration: float = 0.0
     errors: tuple[str, ...] = field(default=())

@@ -43,8 +43,11 @@ class DecisionLog(Sequence[Decision]):
 
     def by(self, hook: str) -> list[Decision]:
         """Decisions decided by a hook, by id (`source:name`) or bare name."""
-        return [d for d in self._items
-                if d.hook is not None and (d.hook == hook or d.hook.endswith(f":{hook}"))]
+        return [
+            d
+            for d in self._items
+            if d.hook is not None and (d.hook == hook or d.hook.endswith(f":{hook}"))
+        ]
 
     def notable(self) -> list[Decision]:
         """Every decision that did something: anything but a plain proceed."""
@@ -66,11 +69,17 @@ class RunResult:
 
     @classmethod
     def of(cls, state: RunState) -> RunResult:
-        return cls(output=state.output, status=state.status,
-                   stop_reason=state.stop_reason or "completed",
-                   stop_message=state.stop_message, usage=state.usage,
-                   steps=tuple(state.steps), decisions=DecisionLog(state.decisions),
-                   error=state.error, state=state)
+        return cls(
+            output=state.output,
+            status=state.status,
+            stop_reason=state.stop_reason or "completed",
+            stop_message=state.stop_message,
+            usage=state.usage,
+            steps=tuple(state.steps),
+            decisions=DecisionLog(state.decisions),
+            error=state.error,
+            state=state,
+        )
 
     @property
     def run_id(self) -> str:
@@ -90,22 +99,45 @@ class RunResult:
             "output": self.output,
             "error": self.error,
             "steps": len(self.steps),
-            "usage": {"input_tokens": self.usage.input_tokens,
-                      "output_tokens": self.usage.output_tokens,
-                      "cached_tokens": self.usage.cached_tokens,
-                      "requests": self.usage.requests},
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+                "cached_tokens": self.usage.cached_tokens,
+                "requests": self.usage.requests,
+            },
             "tool_calls": [
-                {"step": step.index, "id": e.call_id, "name": e.name, "args": dict(e.args),
-                 "result": e.result.content, "is_error": e.result.is_error,
-                 "blocked": e.blocked}
-                for step in self.steps for e in step.executions
+                {
+                    "step": step.index,
+                    "id": e.call_id,
+                    "name": e.name,
+                    "args": dict(e.args),
+                    "result": e.result.content,
+                    "is_error": e.result.is_error,
+                    "blocked": e.blocked,
+                }
+                for step in self.steps
+                for e in step.executions
             ],
             "decisions": [
-                {"point": d.point, "step": d.step, "call_id": d.call_id,
-                 "decision": d.outcome, "reason": d.reason, "hook": d.hook,
-                 "answer": d.answer,
-                 "votes": [{"hook": v.hook, "decision": v.decision, "reason": v.reason,
-                            "changes": dict(v.changes), "error": v.error} for v in d.votes]}
+                {
+                    "point": d.point,
+                    "step": d.step,
+                    "call_id": d.call_id,
+                    "decision": d.outcome,
+                    "reason": d.reason,
+                    "hook": d.hook,
+                    "answer": d.answer,
+                    "votes": [
+                        {
+                            "hook": v.hook,
+                            "decision": v.decision,
+                            "reason": v.reason,
+                            "changes": dict(v.changes),
+                            "error": v.error,
+                        }
+                        for v in d.votes
+                    ],
+                }
                 for d in self.decisions
             ],
         }

@@ -46,7 +46,7 @@ class RunState:
     messages: list[Message] = field(default_factory=list[Message])
     steps: list[StepRecord] = field(default_factory=list[StepRecord])
     decisions: list[Decision] = field(default_factory=list[Decision])
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])
     output: str | None = None
     stop_reason: StopReason | None = None
@@ -68,14 +68,18 @@ class RunState:
         if texts:
             body = "\n".join(texts)
             self.messages.append(
-                UserMessage(content=f"<system-reminder>\n{body}\n</system-reminder>",
-                            synthetic=True)
+                UserMessage(
+                    content=f"<system-reminder>\n{body}\n</system-reminder>", synthetic=True
+                )
             )
 
     def stop_by(self, decision: Decision) -> None:
         """End the run because a hook returned `stop` (or a block that fails closed)."""
-        self.finish("stopped", decision.stop_reason or "hook_stop",
-                    f"{decision.reason} (hook {decision.hook} at {decision.point})")
+        self.finish(
+            "stopped",
+            decision.stop_reason or "hook_stop",
+            f"{decision.reason} (hook {decision.hook} at {decision.point})",
+        )
 
     def finish(self, status: RunStatus, reason: StopReason, message: str | None = None) -> None:
         if self.stop_reason is None:

@@ -51,8 +51,9 @@ class StepRunner:
         elif ctx.ended:
             return
         record = self._record(ctx, index, response, executions, wall, perf_counter() - started)
-        after, _ = await ctx.hooks.fire(AFTER_STEP, StepEndEvent(
-            run=ctx.view, step=index, record=record))
+        after, _ = await ctx.hooks.fire(
+            AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=record)
+        )
         if after.outcome == "stop":
             state.stop_by(after)
         state.add_reminder(after.contexts)
@@ -81,11 +82,16 @@ class StepRunner:
         errors = tuple(e.result.content for e in executions if e.result.is_error)
         if response is None:
             errors = (state.error or "the model call failed",)
-        record = StepRecord(index=index, kind=kind,
-                            response=None if response is None else response.message,
-                            executions=tuple(executions),
-                            usage=response.usage if response is not None else Usage(),
-                            started_at=started, duration=duration, errors=errors)
+        record = StepRecord(
+            index=index,
+            kind=kind,
+            response=None if response is None else response.message,
+            executions=tuple(executions),
+            usage=response.usage if response is not None else Usage(),
+            started_at=started,
+            duration=duration,
+            errors=errors,
+        )
         state.steps.append(record)
         if response is not None:
             state.usage = state.usage + response.usage

@@ -74,7 +74,12 @@ class RunFinished:
 
 
 StreamEvent: TypeAlias = (
-    StepStarted | ModelReplied | ToolStarted | ToolFinished | DecisionMade | StepFinished
+    StepStarted
+    | ModelReplied
+    | ToolStarted
+    | ToolFinished
+    | DecisionMade
+    | StepFinished
     | RunFinished
 )
 Emit: TypeAlias = Callable[[StreamEvent], None]

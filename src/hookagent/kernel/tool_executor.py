@@ -45,8 +45,12 @@ class ToolExecutor:
         step = ctx.state.position.step
         if ctx.emit is not None:
             ctx.emit(ToolStarted(step, call.id, call.name, call.args))
-        before, event = await ctx.hooks.fire(BEFORE_TOOL, ToolCallEvent(
-            run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=call.args))
+        before, event = await ctx.hooks.fire(
+            BEFORE_TOOL,
+            ToolCallEvent(
+                run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=call.args
+            ),
+        )
         if before.outcome in ("block", "stop"):
             if before.outcome == "stop":
                 ctx.state.stop_by(before)
@@ -55,8 +59,15 @@ class ToolExecutor:
             return self._record(ctx, call, event.args, result, blocked=True)
         started, wall = perf_counter(), time.time()
         result, attempts = await self._execute_with_hooks(ctx, call, event.args, before.contexts)
-        return self._record(ctx, call, event.args, result, started=wall,
-                            duration=perf_counter() - started, attempts=attempts)
+        return self._record(
+            ctx,
+            call,
+            event.args,
+            result,
+            started=wall,
+            duration=perf_counter() - started,
+            attempts=attempts,
+        )
 
     async def _execute_with_hooks(
         self,
@@ -71,20 +82,32 @@ class ToolExecutor:
             result = await self._execute(ctx, call, args, attempt)
             if ctx.ended:
                 return _with_context(result, contexts), attempt
-            after, event = await ctx.hooks.fire(AFTER_TOOL, ToolResultEvent(
-                run=ctx.view, step=ctx.state.position.step, call_id=call.id,
-                tool_name=call.name, args=args, result=result,
-                duration=perf_counter() - started, attempt=attempt))
+            after, event = await ctx.hooks.fire(
+                AFTER_TOOL,
+                ToolResultEvent(
+                    run=ctx.view,
+                    step=ctx.state.position.step,
+                    call_id=call.id,
+                    tool_name=call.name,
+                    args=args,
+                    result=result,
+                    duration=perf_counter() - started,
+                    attempt=attempt,
+                ),
+            )
             result = _with_context(event.result, (*contexts, *after.contexts))
             if after.outcome == "stop":
                 ctx.state.stop_by(after)
             if after.outcome != "retry":
                 return result, attempt
             if attempt > ctx.budgets.retries:
-                ctx.state.finish("stopped", "retry_limit",
-                                 f"after_tool hooks asked to retry {call.name!r} more than "
-                                 f"{ctx.budgets.retries} times (retry budget); last reason: "
-                                 f"{after.reason}")
+                ctx.state.finish(
+                    "stopped",
+                    "retry_limit",
+                    f"after_tool hooks asked to retry {call.name!r} more than "
+                    f"{ctx.budgets.retries} times (retry budget); last reason: "
+                    f"{after.reason}",
+                )
                 return result, attempt
             attempt += 1
 
@@ -92,22 +115,22 @@ class ToolExecutor:
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
     ) -> ToolResult:
         if call.parse_error is not None:
-            return ToolResult.error(
-                f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
+            return ToolResult.error(f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
         tool = ctx.tools.get(call.name)
         if tool is None:
             available = ", ".join(sorted(ctx.tools)) or "none"
-            return ToolResult.error(
-                f"Unknown tool {call.name!r}. Available tools: {available}.")
+            return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {available}.")
         while True:
             try:
                 return await tool(args, ToolContext(run=ctx.view, call=call))
             except Exception as exc:
                 action = await self._errors.handle(
-                    ctx, exc, where=f"tool:{call.name}", attempt=attempt, error_class="tool")
+                    ctx, exc, where=f"tool:{call.name}", attempt=attempt, error_class="tool"
+                )
                 if action != "retry" or attempt > ctx.budgets.retries:
                     return ToolResult.error(
-                        f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}")
+                        f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}"
+                    )
                 attempt += 1
 
     def _record(
@@ -122,11 +145,21 @@ class ToolExecutor:
         duration: float = 0.0,
         attempts: int = 1,
     ) -> ToolExecution:
-        execution = ToolExecution(call_id=call.id, name=call.name, args=args, result=result,
-                                  blocked=blocked, started_at=started, duration=duration,
-                                  attempts=attempts)
-        ctx.state.messages.append(ToolResultMessage(
-            call_id=call.id, name=call.name, content=result.content, is_error=result.is_error))
+        execution = ToolExecution(
+            call_id=call.id,
+            name=call.name,
+            args=args,
+            result=result,
+            blocked=blocked,
+            started_at=started,
+            duration=duration,
+            attempts=attempts,
+        )
+        ctx.state.messages.append(
+            ToolResultMessage(
+                call_id=call.id, name=call.name, content=result.content, is_error=result.is_error
+            )
+        )
         if ctx.emit is not None:
             ctx.emit(ToolFinished(ctx.state.position.step, execution))
         return execution
@@ -137,5 +170,8 @@ def _with_context(result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:
     if not contexts:
         return result
     body = "\n".join(contexts)
-    return ToolResult(content=f"{result.content}\n\n<system-reminder>\n{body}\n</system-reminder>",
-                      is_error=result.is_error, data=result.data)
+    return ToolResult(
+        content=f"{result.content}\n\n<system-reminder>\n{body}\n</system-reminder>",
+        is_error=result.is_error,
+        data=result.data,
+    )

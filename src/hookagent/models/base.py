@@ -43,7 +43,7 @@ class ModelRequest:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
     message: AssistantMessage
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
     model_name: str | None = None
 

@@ -56,13 +56,19 @@ class RecordedCall:
     last_message: str | None
 
 
-def turn(text: str = "", *calls: ToolCall | Mapping[str, Any],
-         usage: Usage | None = None) -> ModelResponse:
+def turn(
+    text: str = "", *calls: ToolCall | Mapping[str, Any], usage: Usage | None = None
+) -> ModelResponse:
     """A scripted turn: some text, some tool calls."""
-    tool_calls = tuple(c if isinstance(c, ToolCall) else _to_call(_CallSpec.model_validate(c), i)
-                       for i, c in enumerate(calls))
-    return ModelResponse(message=AssistantMessage(content=text, tool_calls=tool_calls),
-                         usage=usage or Usage(requests=1), model_name="scripted")
+    tool_calls = tuple(
+        c if isinstance(c, ToolCall) else _to_call(_CallSpec.model_validate(c), i)
+        for i, c in enumerate(calls)
+    )
+    return ModelResponse(
+        message=AssistantMessage(content=text, tool_calls=tool_calls),
+        usage=usage or Usage(requests=1),
+        model_name="scripted",
+    )
 
 
 def reply(text: str, *, usage: Usage | None = None) -> ModelResponse:
@@ -82,11 +88,15 @@ def _to_call(spec: _CallSpec, index: int, turn_no: int = 0) -> ToolCall:
     try:
         parsed = json.loads(spec.args)
     except json.JSONDecodeError as exc:
-        return ToolCall(id=call_id, name=spec.name,
-                        parse_error=f"arguments are not valid JSON ({exc})")
+        return ToolCall(
+            id=call_id, name=spec.name, parse_error=f"arguments are not valid JSON ({exc})"
+        )
     if not isinstance(parsed, dict):
-        return ToolCall(id=call_id, name=spec.name,
-                        parse_error=f"arguments must be a JSON object, got {type(parsed).__name__}")
+        return ToolCall(
+            id=call_id,
+            name=spec.name,
+            parse_error=f"arguments must be a JSON object, got {type(parsed).__name__}",
+        )
     return ToolCall(id=call_id, name=spec.name, args=parsed)
 
 
@@ -102,15 +112,21 @@ def _parse_turn(raw: Any, number: int, source: str) -> ModelResponse:
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(turn)'}: {err['msg']}"
-            for err in exc.errors())
+            for err in exc.errors()
+        )
         raise ConfigError(problems, file=source, key=f"turn {number}", value=raw) from exc
     calls = tuple(_to_call(c, i, number) for i, c in enumerate(spec.tool_calls))
     usage = spec.usage or _UsageSpec()
     return ModelResponse(
         message=AssistantMessage(content=spec.text, tool_calls=calls),
-        usage=Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                    cached_tokens=usage.cached_tokens, requests=1),
-        model_name="scripted")
+        usage=Usage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cached_tokens=usage.cached_tokens,
+            requests=1,
+        ),
+        model_name="scripted",
+    )
 
 
 @final
@@ -135,8 +151,9 @@ class ScriptedModel:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column "
-                              f"{exc.colno})", file=str(file)) from exc
+            raise ConfigError(
+                f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", file=str(file)
+            ) from exc
         return cls(data, source=str(file))
 
     @property
@@ -150,21 +167,30 @@ class ScriptedModel:
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         messages = request.messages
         last = messages[-1] if len(messages) else None
-        self.calls.append(RecordedCall(
-            step=request.step, messages=len(messages), tools=tuple(t.name for t in request.tools),
-            last_message=getattr(last, "content", None)))
+        self.calls.append(
+            RecordedCall(
+                step=request.step,
+                messages=len(messages),
+                tools=tuple(t.name for t in request.tools),
+                last_message=getattr(last, "content", None),
+            )
+        )
         if self._next >= len(self._turns):
-            raise ModelError(f"the script has {len(self._turns)} turns and call "
-                             f"{len(self.calls)} asked for one more",
-                             provider="scripted", model=self._source)
+            raise ModelError(
+                f"the script has {len(self._turns)} turns and call "
+                f"{len(self.calls)} asked for one more",
+                provider="scripted",
+                model=self._source,
+            )
         response = self._turns[self._next]
         self._next += 1
         return response
 
     def assert_consumed(self) -> None:
         if self.remaining:
-            raise AssertionError(f"{self.name}: {self.remaining} of {len(self._turns)} turns "
-                                 "were never requested")
+            raise AssertionError(
+                f"{self.name}: {self.remaining} of {len(self._turns)} turns were never requested"
+            )
 
 
 ModelFn = Callable[[ModelRequest], "ModelResponse | AssistantMessage | str | Awaitable[Any]"]

@@ -23,7 +23,14 @@ __all__ = ["ErrorAction", "ErrorPolicy"]
 
 ErrorAction = Literal["stop", "retry", "ignore"]
 ERROR_CLASSES: Final[tuple[ErrorClass, ...]] = (
-    "tool", "model", "rate_limit", "timeout", "validation", "hook", "unknown")
+    "tool",
+    "model",
+    "rate_limit",
+    "timeout",
+    "validation",
+    "hook",
+    "unknown",
+)
 
 
 @final
@@ -43,20 +50,31 @@ class ErrorPolicy:
         decisions = dict(decisions or {})
         for key, action in decisions.items():
             if key not in ERROR_CLASSES:
-                raise ConfigError(f"unknown error class {key!r} (known: "
-                                  f"{', '.join(ERROR_CLASSES)})", key="ErrorPolicy", value=key)
+                raise ConfigError(
+                    f"unknown error class {key!r} (known: {', '.join(ERROR_CLASSES)})",
+                    key="ErrorPolicy",
+                    value=key,
+                )
             if action not in ("stop", "retry", "ignore"):
-                raise ConfigError(f"action for {key!r} must be stop, retry or ignore, "
-                                  f"not {action!r}", key="ErrorPolicy", value=action)
+                raise ConfigError(
+                    f"action for {key!r} must be stop, retry or ignore, not {action!r}",
+                    key="ErrorPolicy",
+                    value=action,
+                )
         if not isinstance(max_retries, int) or max_retries < 0:
-            raise ConfigError(f"max_retries must be a whole number >= 0, not {max_retries!r}",
-                              key="ErrorPolicy", value=max_retries)
+            raise ConfigError(
+                f"max_retries must be a whole number >= 0, not {max_retries!r}",
+                key="ErrorPolicy",
+                value=max_retries,
+            )
         if backoff < 0 or max_backoff < 0:
             raise ConfigError("backoff times must not be negative", key="ErrorPolicy")
         self.decisions: dict[ErrorClass, ErrorAction] = {
-            cls: decisions.get(cls, default) for cls in ERROR_CLASSES}
-        self.decisions["hook"] = "stop" if self.decisions["hook"] == "retry" else \
-            self.decisions["hook"]
+            cls: decisions.get(cls, default) for cls in ERROR_CLASSES
+        }
+        self.decisions["hook"] = (
+            "stop" if self.decisions["hook"] == "retry" else self.decisions["hook"]
+        )
         self.max_retries = max_retries
         self.backoff, self.max_backoff, self.jitter = backoff, max_backoff, jitter
 
@@ -65,8 +83,11 @@ class ErrorPolicy:
     def default(cls) -> ErrorPolicy:
         """Tool failures go back to the model; rate limits and timeouts are retried (3, with
         backoff); anything else stops the run."""
-        return cls({"tool": "ignore", "rate_limit": "retry", "timeout": "retry"},
-                   max_retries=3, backoff=1.0)
+        return cls(
+            {"tool": "ignore", "rate_limit": "retry", "timeout": "retry"},
+            max_retries=3,
+            backoff=1.0,
+        )
 
     @classmethod
     def stop_on_any_error(cls) -> ErrorPolicy:
@@ -74,8 +95,11 @@ class ErrorPolicy:
 
     @classmethod
     def retry_tool_errors(cls, max_retries: int = 3) -> ErrorPolicy:
-        return cls({"tool": "retry", "validation": "retry", "rate_limit": "retry",
-                    "timeout": "retry"}, max_retries=max_retries, backoff=0.5)
+        return cls(
+            {"tool": "retry", "validation": "retry", "rate_limit": "retry", "timeout": "retry"},
+            max_retries=max_retries,
+            backoff=0.5,
+        )
 
     @classmethod
     def ignore_tool_errors(cls) -> ErrorPolicy:
@@ -90,8 +114,15 @@ class ErrorPolicy:
         return ()
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield make_hook(ON_ERROR, self.decide, name="error_policy", source="policies",
-                        tier="policy", timeout=None, on_failure="raise")
+        yield make_hook(
+            ON_ERROR,
+            self.decide,
+            name="error_policy",
+            source="policies",
+            tier="policy",
+            timeout=None,
+            on_failure="raise",
+        )
 
     def delay(self, attempt: int) -> float:
         """Exponential backoff for the `attempt`-th failure, with full jitter."""
@@ -107,8 +138,10 @@ class ErrorPolicy:
             return HookResult.continue_(f"ignored {what}")
         if action == "retry" and event.retryable:
             if event.attempt > self.max_retries:
-                return HookResult.stop(f"{what} (still failing after {self.max_retries} "
-                                       "retries)", stop_reason="retry_limit")
+                return HookResult.stop(
+                    f"{what} (still failing after {self.max_retries} retries)",
+                    stop_reason="retry_limit",
+                )
             wait = self.delay(event.attempt)
             if wait:
                 await asyncio.sleep(wait)

@@ -21,8 +21,9 @@ __all__ = ["StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence"]
 
 def _positive(owner: str, name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ConfigError(f"must be a positive number, not {value!r}", key=f"{owner}({name})",
-                          value=value)
+        raise ConfigError(
+            f"must be a positive number, not {value!r}", key=f"{owner}({name})", value=value
+        )
 
 
 class _Limit:
@@ -32,8 +33,15 @@ class _Limit:
         return ()
 
     def _hook(self, fn: Any, label: str) -> Hook[ContinueEvent]:
-        return make_hook(SHOULD_CONTINUE, fn, name=label, source="limits", tier="policy",
-                         priority=100, timeout=None)
+        return make_hook(
+            SHOULD_CONTINUE,
+            fn,
+            name=label,
+            source="limits",
+            tier="policy",
+            priority=100,
+            timeout=None,
+        )
 
 
 @final
@@ -42,8 +50,11 @@ class StepLimit(_Limit):
 
     def __init__(self, max_steps: int = 20) -> None:
         if isinstance(max_steps, float):
-            raise ConfigError(f"must be a whole number, not {max_steps!r}",
-                              key="StepLimit(max_steps)", value=max_steps)
+            raise ConfigError(
+                f"must be a whole number, not {max_steps!r}",
+                key="StepLimit(max_steps)",
+                value=max_steps,
+            )
         _positive("StepLimit", "max_steps", max_steps)
         self.max_steps = max_steps
 
@@ -52,8 +63,9 @@ class StepLimit(_Limit):
 
     def check(self, event: ContinueEvent) -> HookResult | None:
         if event.run.step_count >= self.max_steps:
-            return HookResult.stop(f"step limit reached ({self.max_steps} steps)",
-                                   stop_reason="steps_limit")
+            return HookResult.stop(
+                f"step limit reached ({self.max_steps} steps)", stop_reason="steps_limit"
+            )
         return None
 
 
@@ -71,8 +83,10 @@ class TokenLimit(_Limit):
     def check(self, event: ContinueEvent) -> HookResult | None:
         used = event.run.usage.total_tokens
         if used >= self.max_tokens:
-            return HookResult.stop(f"token limit reached ({used} of {self.max_tokens} tokens)",
-                                   stop_reason="token_limit")
+            return HookResult.stop(
+                f"token limit reached ({used} of {self.max_tokens} tokens)",
+                stop_reason="token_limit",
+            )
         return None
 
 
@@ -94,7 +108,8 @@ class TimeLimit(_Limit):
         if event.run.elapsed >= self.max_seconds:
             return HookResult.stop(
                 f"time limit reached ({event.run.elapsed:.1f} of {self.max_seconds:g} s)",
-                stop_reason="time_limit")
+                stop_reason="time_limit",
+            )
         return None
 
 
@@ -103,9 +118,16 @@ class ToolCallPresence(_Limit):
     """Keeps the loop going while the model calls tools; a reply without calls ends it."""
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield make_hook(SHOULD_CONTINUE, self.check, name="tool_call_presence",
-                        source="limits", tier="policy", priority=0, kind="transform",
-                        timeout=None)
+        yield make_hook(
+            SHOULD_CONTINUE,
+            self.check,
+            name="tool_call_presence",
+            source="limits",
+            tier="policy",
+            priority=0,
+            kind="transform",
+            timeout=None,
+        )
 
     def check(self, event: ContinueEvent) -> HookResult | None:
         if event.tool_calls:

@@ -24,7 +24,15 @@ ToolFn = Callable[..., Any]
 class FunctionTool:
     """A tool backed by a Python function."""
 
-    __slots__ = ("_args_model", "_ctx_param", "_fn", "_is_async", "description", "name", "parameters")
+    __slots__ = (
+        "_args_model",
+        "_ctx_param",
+        "_fn",
+        "_is_async",
+        "description",
+        "name",
+        "parameters",
+    )
 
     def __init__(self, fn: ToolFn, *, name: str | None = None, description: str | None = None):
         self._fn = fn
@@ -60,23 +68,24 @@ def _args_model_for(fn: ToolFn, tool_name: str) -> tuple[str | None, type[BaseMo
     try:
         hints = get_type_hints(fn)
     except (NameError, TypeError) as exc:
-        raise ConfigError(f"cannot read the type hints of {fn.__qualname__}: {exc}",
-                          key=f"tool {tool_name}") from exc
+        raise ConfigError(
+            f"cannot read the type hints of {fn.__qualname__}: {exc}", key=f"tool {tool_name}"
+        ) from exc
     ctx_param: str | None = None
     fields: dict[str, Any] = {}
     for param in inspect.signature(fn).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise ConfigError(f"*args and **kwargs are not supported (parameter {param.name!r})",
-                              key=f"tool {tool_name}")
+            raise ConfigError(
+                f"*args and **kwargs are not supported (parameter {param.name!r})",
+                key=f"tool {tool_name}",
+            )
         annotation = hints.get(param.name, Any)
         if annotation is ToolContext:
             ctx_param = param.name
             continue
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (annotation, default)
-    model = create_model(  # type: ignore[call-overload]  # fields are built dynamically
-        f"{tool_name}_args", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(f"{tool_name}_args", __config__=ConfigDict(extra="forbid"), **fields)
     return ctx_param, cast(type[BaseModel], model)
 
 
@@ -91,7 +100,9 @@ def _describe_validation(tool_name: str, exc: ValidationError) -> str:
 @overload
 def tool(fn: ToolFn, /) -> FunctionTool: ...
 @overload
-def tool(*, name: str | None = None, description: str | None = None) -> Callable[[ToolFn], FunctionTool]: ...
+def tool(
+    *, name: str | None = None, description: str | None = None
+) -> Callable[[ToolFn], FunctionTool]: ...
 def tool(
     fn: ToolFn | None = None, /, *, name: str | None = None, description: str | None = None
 ) -> FunctionTool | Callable[[ToolFn], FunctionTool]:
@@ -99,5 +110,3 @@ def tool(
     if fn is not None:
         return FunctionTool(fn, name=name, description=description)
     return lambda f: FunctionTool(f, name=name, description=description)
-
-
