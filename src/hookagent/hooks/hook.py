@@ -102,7 +102,7 @@ def make_hook(
     blocking: bool = False,
 ) -> Hook[E]:
     """Check a hook's settings against its point and freeze them."""
-    label = name or getattr(fn, "__qualname__", None) or repr(fn)
+    label = name or getattr(fn, "__name__", None) or type(fn).__name__
     where = f"hook {source}:{label} at {point.name}"
     if not callable(fn):
         raise ConfigError(f"{fn!r} is not callable", key=where)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Final, TypeVar, cast, final
+from typing import Any, Final, TypeVar, final
 
+from hookagent.errors import ApprovalError
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.engine import Folded, fold
 from hookagent.hooks.events import NotificationEvent
@@ -90,6 +91,7 @@ class Dispatcher:
 
     async def _settle(self, point: HookPoint[E], folded: Folded[E]) -> str:
         """Ask each question in turn; the first denial refuses the action."""
+        answers: list[str] = []
         for hook_id, spec in folded.asks:
             question = Question(
                 point=point.name,
@@ -120,8 +122,9 @@ class Dispatcher:
                 folded.best = _refusal(point, f"{hook_id} asked {spec.question!r}; denied: {why}")
                 folded.decided_by = hook_id
                 return f"denied by {answer.by}: {why}"
+            answers.append(_describe(answer))
         folded.best = PROCEED
-        return "approved"
+        return "; ".join(answers)
 
     async def _answer(self, question: Question) -> Answer:
         if self._approver is None:
@@ -146,7 +149,15 @@ class Dispatcher:
             )
         if isinstance(reply, bool):
             return Answer(approved=reply)
-        return cast(Answer, reply)
+        if not isinstance(reply, Answer):
+            raise ApprovalError(f"the approver returned {reply!r:.80}; expected an Answer or "
+                                f"a bool (question from hook {question.hook} at {question.point})")
+        return reply
+
+
+def _describe(answer: Answer) -> str:
+    text = "approved" if answer.by == "approver" else f"approved by {answer.by}"
+    return f"{text}: {answer.reason}" if answer.reason else text
 
 
 def _refusal(point: HookPoint[Any], reason: str) -> HookResult:

@@ -1,0 +1,174 @@
+"""The live view of a run, shared by `hookagent run` and `hookagent demo`.
+
+It prints stream events as they arrive: steps, what the model said, each tool call with its
+result, and every decision that did something, naming the hook that made it. Text is built
+as `rich.text.Text`, never markup, so brackets in tool output print as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final, final
+
+from rich.console import Console
+from rich.text import Text
+
+from hookagent.agent import Agent
+from hookagent.hooks.decision import Decision
+from hookagent.kernel.records import ToolExecution
+from hookagent.kernel.result import RunResult
+from hookagent.kernel.stream import (
+    DecisionMade,
+    ModelReplied,
+    RunFinished,
+    StepStarted,
+    StreamEvent,
+    ToolFinished,
+    ToolStarted,
+)
+
+__all__ = ["LiveRenderer", "is_shown", "stream_run"]
+
+SHORT: Final = 100
+"""Characters of a tool result or argument value shown before it is cut."""
+
+_OUTCOME_STYLE: Final = {
+    "block": "bold red",
+    "stop": "bold yellow",
+    "ask": "bold magenta",
+    "retry": "bold yellow",
+    "continue": "bold cyan",
+    "modify": "bold blue",
+    "context": "cyan",
+}
+_STATUS_STYLE: Final = {"completed": "bold green", "stopped": "bold yellow", "failed": "bold red"}
+
+
+def is_shown(decision: Decision) -> bool:
+    """Notable decisions (as `DecisionLog.notable`), minus the tool-call-presence routine.
+
+    That hook says `continue` after every step with tool calls; showing it would bury the
+    decisions people look for.
+    """
+    notable = decision.outcome != "proceed" or any(v.error for v in decision.votes)
+    routine = (
+        decision.point == "should_continue"
+        and decision.outcome == "continue"
+        and decision.hook == "limits:tool_call_presence"
+    )
+    return notable and not routine
+
+
+async def stream_run(agent: Agent, prompt: str, renderer: LiveRenderer) -> RunResult:
+    """Run `agent` on `prompt`, showing each event; the result the stream ended with."""
+    result: RunResult | None = None
+    async for event in agent.stream(prompt):
+        renderer.show(event)
+        if isinstance(event, RunFinished):
+            result = event.result
+    if result is None:
+        raise RuntimeError("the run's stream ended without a RunFinished event")
+    return result
+
+
+@final
+class LiveRenderer:
+    """Turns stream events into lines on a console."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._asked: dict[str, Mapping[str, Any]] = {}
+        """Arguments each call was made with, to show when hooks rewrote them."""
+
+    def show(self, event: StreamEvent) -> None:
+        if isinstance(event, StepStarted):
+            self._line(Text(f"step {event.step}", style="bold"))
+        elif isinstance(event, ModelReplied):
+            text = event.response.message.content.strip()
+            if text:
+                self._line(Text("  model: ", style="dim") + Text(text))
+        elif isinstance(event, ToolStarted):
+            self._asked[event.call_id] = event.args
+            self._line(Text("  → ", style="dim") + Text(_call(event.name, event.args)))
+        elif isinstance(event, DecisionMade):
+            if is_shown(event.decision):
+                self._line(decision_line(event.decision))
+        elif isinstance(event, ToolFinished):
+            self._line(self._result_line(event.execution))
+        elif isinstance(event, RunFinished):
+            self.summary(event.result)
+
+    def summary(self, result: RunResult) -> None:
+        status = Text(result.status, style=_STATUS_STYLE.get(result.status, "bold"))
+        self._line(Text("─ ") + status + Text(f" · stop reason: {result.stop_reason}"))
+        for label, value in (
+            ("stop message", result.stop_message),
+            ("error", result.error),
+            ("output", result.output),
+        ):
+            if value:
+                self._line(Text(f"  {label}: ", style="dim") + Text(value))
+
+    def _result_line(self, execution: ToolExecution) -> Text:
+        line = Text("    ← ", style="dim")
+        asked = self._asked.pop(execution.call_id, execution.args)
+        if dict(asked) != dict(execution.args):
+            line += Text("ran as ", style="blue") + Text(_call(execution.name, execution.args))
+            line += Text(": ")
+        if execution.blocked:
+            line += Text("[blocked] ", style="bold red")
+        elif execution.result.is_error:
+            line += Text("[error] ", style="red")
+        return line + Text(_short(execution.result.content))
+
+    def _line(self, text: Text) -> None:
+        self.console.print(text)
+
+
+def decision_line(decision: Decision) -> Text:
+    """`decision <point>: <outcome> by <hook> — <reason or what changed>`."""
+    style = _OUTCOME_STYLE.get(decision.outcome, "bold")
+    line = Text("    decision ", style="dim") + Text(f"{decision.point}: ")
+    line += Text(decision.outcome, style=style)
+    if decision.hook:
+        line += Text(" by ") + Text(decision.hook, style="bold")
+    details = [decision.reason] if decision.reason else []
+    details += [change for vote in decision.votes for change in _changes(vote.changes)]
+    details += [f"{vote.hook} failed: {vote.error}" for vote in decision.votes if vote.error]
+    if details:
+        line += Text(" — " + "; ".join(details))
+    return line
+
+
+def _changes(changes: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """`args.command: 'git push' → 'git push --dry-run'` for each changed field."""
+    out: list[str] = []
+    for name, change in changes.items():
+        where = f"{prefix}{name}"
+        if isinstance(change, Mapping) and set(change) <= {"before", "after"}:
+            before = change.get("before")
+            out.append(f"{where}: {_value(before)} → {_value(change.get('after'))}")
+        elif isinstance(change, Mapping):
+            out.extend(_changes(change, f"{where}."))
+        else:
+            out.append(f"{where} changed")
+    return out
+
+
+def _call(name: str, args: Mapping[str, Any]) -> str:
+    inner = ", ".join(f"{key}={_value(value)}" for key, value in args.items())
+    return f"{name}({inner})"
+
+
+def _value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return _short(repr(text) if isinstance(value, str) else text)
+
+
+def _short(text: str) -> str:
+    first, _, rest = text.strip().partition("\n")
+    more = " …" if rest.strip() else ""
+    if len(first) > SHORT:
+        return first[: SHORT - 1] + "…"
+    return first + more

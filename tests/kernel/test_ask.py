@@ -1,0 +1,97 @@
+"""`ask`: answered by the approver given to `run`; refused clearly without one."""
+
+from __future__ import annotations
+
+import asyncio
+
+import hookagent as h
+from hookagent.testing import reply, tool_call
+
+from .helpers import builder
+
+
+def ask_for_echo(event: h.ToolCallEvent) -> h.HookResult:
+    return h.HookResult.ask(f"Run echo {event.args['text']!r}?", options=("yes", "no"))
+
+
+async def test_an_approved_call_runs() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    questions: list[h.Question] = []
+
+    def approver(question: h.Question) -> h.Answer:
+        questions.append(question)
+        return h.Answer.approve("looks fine")
+
+    result = await b.on(h.BEFORE_TOOL, ask_for_echo).build().run("go", approver=approver)
+    [call] = result.tool_calls
+    assert call.result.content == "hi" and not call.blocked
+    [q] = questions
+    assert (q.point, q.tool_name, dict(q.args or {})) == ("before_tool", "echo", {"text": "hi"})
+    assert q.options == ("yes", "no")
+    [decision] = result.decisions.at(h.BEFORE_TOOL)
+    assert decision.answer == "approved: looks fine"
+
+
+async def test_a_denied_call_is_blocked_with_the_reason() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("ok"))
+
+    async def deny(question: h.Question) -> bool:
+        await asyncio.sleep(0)
+        return False
+
+    result = await b.on(h.BEFORE_TOOL, ask_for_echo).build().run("go", approver=deny)
+    [call] = result.tool_calls
+    assert call.blocked
+    assert "denied" in call.result.content
+
+
+async def test_without_an_approver_an_ask_is_refused_with_a_clear_error() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("ok"))
+    result = await b.on(h.BEFORE_TOOL, ask_for_echo).build().run("go")
+    [call] = result.tool_calls
+    assert call.blocked
+    assert "no approver" in call.result.content
+    assert "pass approver= to run()" in call.result.content
+
+
+async def test_an_ask_where_block_is_illegal_stops_the_run_when_denied() -> None:
+    b, model = builder(reply("unreached"))
+    b.on(h.BEFORE_STEP, lambda e: h.HookResult.ask("start a step?"))
+    result = await b.build().run("go")
+    assert result.status == "stopped"
+    assert result.stop_reason == "guard"
+    assert model.calls == []
+
+
+async def test_an_unanswered_question_takes_its_default_after_the_timeout() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    b.on(h.BEFORE_TOOL, lambda e: h.HookResult.ask("ok?", timeout=0.01, default="approve"))
+
+    async def slow(question: h.Question) -> bool:
+        await asyncio.sleep(5)
+        return False
+
+    result = await b.build().run("go", approver=slow)
+    [call] = result.tool_calls
+    assert call.result.content == "hi"
+    assert "default" in (result.decisions.at(h.BEFORE_TOOL)[0].answer or "")
+
+
+async def test_a_later_block_wins_over_an_earlier_ask_and_nobody_is_asked() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("ok"))
+    asked: list[h.Question] = []
+    b.on(h.BEFORE_TOOL, ask_for_echo, priority=10)
+    b.on(h.BEFORE_TOOL, lambda e: h.HookResult.block("policy says no"))
+    result = await b.build().run("go", approver=lambda q: asked.append(q) or True)
+    assert asked == []
+    assert result.tool_calls[0].blocked
+
+
+async def test_asking_fires_a_permission_prompt_notification() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    notes: list[h.NotificationEvent] = []
+    b.on(h.BEFORE_TOOL, ask_for_echo)
+    b.on(h.NOTIFICATION, notes.append, kind="observer", match="permission_prompt")
+    await b.build().run("go", approver=lambda q: True)
+    assert [n.kind for n in notes] == ["permission_prompt"]
+    assert "Run echo" in notes[0].message

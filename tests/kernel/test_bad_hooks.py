@@ -1,0 +1,93 @@
+"""Hooks that raise, hang, return garbage or an illegal decision, inside a real run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import hookagent as h
+from hookagent.testing import reply, tool_call
+
+from .helpers import builder
+
+
+async def test_an_illegal_decision_fails_the_run_naming_hook_and_point() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+
+    def retry_before_tool(event: h.ToolCallEvent) -> h.HookResult:
+        return h.HookResult.retry("nope")
+
+    result = await b.on(h.BEFORE_TOOL, retry_before_tool, name="bad_retry").build().run("go")
+    assert (result.status, result.stop_reason) == ("failed", "error")
+    assert "user:bad_retry at before_tool" in (result.error or "")
+    assert "`retry` is not a legal decision here" in (result.error or "")
+    # the recorded state is intact and still serialisable
+    assert [m.role for m in result.state.messages] == ["user", "assistant"]
+    assert h.RunState.from_json(result.state.to_json()).error == result.error
+
+
+async def test_a_hook_returning_garbage_fails_the_run_clearly() -> None:
+    b, _ = builder(reply("done"))
+    result = await b.on(h.AFTER_STEP, lambda e: "yes", name="chatty").build().run("go")
+    assert result.status == "failed"
+    assert "user:chatty at after_step" in (result.error or "")
+    assert "expected a HookResult or None" in (result.error or "")
+
+
+async def test_a_raising_guard_blocks_the_call_and_names_itself() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("ok"))
+
+    def broken(event: h.ToolCallEvent) -> None:
+        raise KeyError("config")
+
+    result = await b.on(h.BEFORE_TOOL, broken, name="broken_guard").build().run("go")
+    [call] = result.tool_calls
+    assert call.blocked
+    assert "user:broken_guard at before_tool failed: KeyError" in call.result.content
+    assert result.status == "completed"
+
+
+async def test_a_raising_observer_fails_open() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("ok"))
+
+    def broken(event: h.ToolCallEvent) -> None:
+        raise RuntimeError("log server down")
+
+    result = await b.on(h.BEFORE_TOOL, broken, kind="observer").build().run("go")
+    assert result.tool_calls[0].result.content == "hi"
+    [vote] = result.decisions.at(h.BEFORE_TOOL)[0].votes
+    assert vote.error == "RuntimeError: log server down"
+
+
+async def test_a_hanging_guard_times_out_and_blocks() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("ok"))
+
+    async def hang(event: h.ToolCallEvent) -> None:
+        await asyncio.sleep(30)
+
+    result = await b.on(h.BEFORE_TOOL, hang, name="hang", timeout=0.05).build().run("go")
+    [call] = result.tool_calls
+    assert call.blocked
+    assert "user:hang at before_tool timed out after 0.05 s" in call.result.content
+    assert result.status == "completed"
+
+
+async def test_a_hanging_guard_where_block_is_illegal_stops_the_run() -> None:
+    b, _ = builder(reply("unreached"))
+
+    async def hang(event: h.StepEvent) -> None:
+        await asyncio.sleep(30)
+
+    result = await b.on(h.BEFORE_STEP, hang, name="hang", timeout=0.05).build().run("go")
+    assert (result.status, result.stop_reason) == ("stopped", "guard")
+    assert "timed out" in (result.stop_message or "")
+
+
+async def test_a_run_result_serialises_to_json_for_the_cli() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    b.on(h.BEFORE_TOOL, lambda e: h.HookResult.block("no"))
+    data = json.loads(json.dumps((await b.build().run("go")).to_dict()))
+    assert data["status"] == "completed"
+    assert data["tool_calls"][0]["is_error"] is True
+    assert data["decisions"][0]["decision"] == "block"
+    assert data["decisions"][0]["hook"].startswith("user:")

@@ -1,0 +1,43 @@
+"""`stream` and `run_sync` are views of the one async run."""
+
+from __future__ import annotations
+
+import pytest
+
+import hookagent as h
+from hookagent.testing import reply, tool_call
+
+from .helpers import builder
+
+
+async def test_stream_yields_steps_tool_calls_and_decisions_then_the_result() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    b.on(h.BEFORE_TOOL, lambda e: h.HookResult.context("careful"))
+    events = [event async for event in b.build().stream("go")]
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[0] == "StepStarted"
+    assert kinds[-1] == "RunFinished"
+    assert "ToolStarted" in kinds and "ToolFinished" in kinds and "ModelReplied" in kinds
+    decisions = [e.decision for e in events if isinstance(e, h.DecisionMade)]
+    assert decisions[0].point == "before_tool" and decisions[0].outcome == "context"
+    final = events[-1]
+    assert isinstance(final, h.RunFinished) and final.result.output == "done"
+
+
+async def test_leaving_a_stream_early_cancels_the_run() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    stream = b.build().stream("go")
+    async for _event in stream:
+        break
+    await stream.aclose()  # type: ignore[attr-defined]
+
+
+def test_run_sync_runs_without_a_loop() -> None:
+    b, _ = builder(reply("hi"))
+    assert b.build().run_sync("go").output == "hi"
+
+
+async def test_run_sync_refuses_to_nest_in_a_running_loop() -> None:
+    b, _ = builder(reply("hi"))
+    with pytest.raises(h.ConfigError, match="running event loop"):
+        b.build().run_sync("go")

@@ -1,0 +1,60 @@
+"""ScriptedModel is strict; its script files fail early with precise messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import hookagent as h
+from hookagent.testing import ScriptedModel, reply
+
+
+async def test_a_call_past_the_script_fails_the_run_clearly() -> None:
+    model = ScriptedModel([{"tool_calls": [{"name": "missing"}]}])
+    result = await h.AgentBuilder().model(model).build().run("go")
+    assert result.status == "failed"
+    assert "the script has 1 turns and call 2 asked for one more" in (result.error or "")
+
+
+def test_unconsumed_turns_fail_assert_consumed() -> None:
+    model = ScriptedModel([reply("a"), reply("b")])
+    with pytest.raises(AssertionError, match="2 of 2 turns were never requested"):
+        model.assert_consumed()
+
+
+def test_a_malformed_turn_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "turns.json"
+    path.write_text(json.dumps([{"text": "ok"}, {"tool_calls": [{"args": {}}]}]))
+    with pytest.raises(h.ConfigError, match=r"turns\.json, turn 2: tool_calls\.0\.name"):
+        ScriptedModel.from_file(path)
+
+
+def test_unknown_keys_in_a_turn_are_rejected() -> None:
+    with pytest.raises(h.ConfigError, match="turn 1: tool_cals"):
+        ScriptedModel([{"tool_cals": []}])
+
+
+def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('[\n  {"text": "a"},\n  {oops}\n]')
+    with pytest.raises(h.ConfigError, match=r"bad\.json: not valid JSON: .*line 3, column 4"):
+        ScriptedModel.from_file(path)
+
+
+def test_a_missing_file_and_a_non_list_are_config_errors(tmp_path: Path) -> None:
+    with pytest.raises(h.ConfigError, match="cannot read the script"):
+        ScriptedModel.from_file(tmp_path / "absent.json")
+    (tmp_path / "obj.json").write_text('{"text": "a"}')
+    with pytest.raises(h.ConfigError, match="a script must be a list of turns"):
+        ScriptedModel.from_file(tmp_path / "obj.json")
+
+
+def test_model_names_resolve_scripted_files(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('[{"text": "hi"}]')
+    agent = h.AgentBuilder().model(f"scripted:{path}").build()
+    assert agent.run_sync("go").output == "hi"
+    with pytest.raises(h.ConfigError, match="provider:model"):
+        h.AgentBuilder().model("justaname")
