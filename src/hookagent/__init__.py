@@ -14,6 +14,7 @@ from hookagent.errors import (
     ToolError,
 )
 from hookagent.hooks.decision import Decision, Vote
+from hookagent.hooks.decorators import HookProvider, hook
 from hookagent.hooks.events import (
     CompactEvent,
     ContinueEvent,
@@ -57,6 +58,7 @@ from hookagent.hooks.points import (
 )
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.approval import Answer, Question
+from hookagent.kernel.metadata import MetadataKey
 from hookagent.kernel.result import DecisionLog, RunResult
 from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import (
@@ -116,10 +118,12 @@ __all__ = [
     "Hook",
     "HookError",
     "HookPoint",
+    "HookProvider",
     "HookResult",
     "HookagentError",
     "InferenceEvent",
     "InferenceResultEvent",
+    "MetadataKey",
     "Model",
     "ModelError",
     "ModelReplied",
@@ -171,6 +175,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "Vote",
+    "hook",
     "make_hook",
     "tool",
 ]
