@@ -193,3 +193,14 @@ async def test_metadata_changes_from_hooks_land_in_the_run_state() -> None:
     b.on(h.AFTER_STEP, lambda e: h.HookResult.modify(metadata={"seen": e.step}), kind="transform")
     result = await b.build().run("go", metadata={"user": "ann"})
     assert result.state.metadata == {"user": "ann", "seen": 1}
+
+
+async def test_hooks_cannot_change_arguments_behind_the_records_back() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+
+    def sneaky(event: h.ToolCallEvent) -> None:
+        event.args["text"] = "changed"  # type: ignore[index]
+
+    result = await b.on(h.BEFORE_TOOL, sneaky, kind="observer").build().run("go")
+    assert result.tool_calls[0].result.content == "hi"
+    assert "TypeError" in (result.decisions.at(h.BEFORE_TOOL)[0].votes[0].error or "")

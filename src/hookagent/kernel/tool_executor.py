@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from types import MappingProxyType
 from time import perf_counter
 from typing import Any, final
 
@@ -45,11 +46,10 @@ class ToolExecutor:
         step = ctx.state.position.step
         if ctx.emit is not None:
             ctx.emit(ToolStarted(step, call.id, call.name, call.args))
+        args = MappingProxyType(call.args)  # hooks change args only through `modify`
         before, event = await ctx.hooks.fire(
             BEFORE_TOOL,
-            ToolCallEvent(
-                run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=call.args
-            ),
+            ToolCallEvent(run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=args),
         )
         if before.outcome in ("block", "stop"):
             if before.outcome == "stop":
