@@ -144,7 +144,7 @@ class AgentBuilder:
         max_steps: int | None = UNSET,
         max_tokens: int | None = UNSET,
         max_seconds: float | None = UNSET,
-        tool_call_presence: bool = True,
+        tool_call_presence: bool = UNSET,
     ) -> Self:
         """Replace the default limits; `None` removes one."""
         if max_steps is not UNSET:
@@ -153,7 +153,8 @@ class AgentBuilder:
             self._limits["tokens"] = None if max_tokens is None else TokenLimit(max_tokens)
         if max_seconds is not UNSET:
             self._limits["time"] = None if max_seconds is None else TimeLimit(max_seconds)
-        self._limits["presence"] = ToolCallPresence() if tool_call_presence else None
+        if tool_call_presence is not UNSET:
+            self._limits["presence"] = ToolCallPresence() if tool_call_presence else None
         return self
 
     def error_policy(self, policy: ErrorPolicy) -> Self:

@@ -15,7 +15,7 @@ async def test_a_call_past_the_script_fails_the_run_clearly() -> None:
     model = ScriptedModel([{"tool_calls": [{"name": "missing"}]}])
     result = await h.AgentBuilder().model(model).build().run("go")
     assert result.status == "failed"
-    assert "the script has 1 turns and call 2 asked for one more" in (result.error or "")
+    assert "the script has 1 turn and call 2 asked for one more" in (result.error or "")
 
 
 def test_unconsumed_turns_fail_assert_consumed() -> None:

@@ -28,7 +28,7 @@ from hookagent.kernel.stream import (
     ToolStarted,
 )
 
-__all__ = ["LiveRenderer", "is_shown", "stream_run"]
+__all__ = ["LiveRenderer", "decision_line", "is_shown", "stream_run"]
 
 SHORT: Final = 100
 """Characters of a tool result or argument value shown before it is cut."""
@@ -167,8 +167,6 @@ def _value(value: Any) -> str:
 
 
 def _short(text: str) -> str:
-    first, _, rest = text.strip().partition("\n")
-    more = " …" if rest.strip() else ""
-    if len(first) > SHORT:
-        return first[: SHORT - 1] + "…"
-    return first + more
+    """One line of at most `SHORT` characters; line breaks show as ⏎."""
+    flat = " ⏎ ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+    return flat if len(flat) <= SHORT else flat[: SHORT - 1] + "…"

@@ -150,8 +150,10 @@ class Dispatcher:
         if isinstance(reply, bool):
             return Answer(approved=reply)
         if not isinstance(reply, Answer):
-            raise ApprovalError(f"the approver returned {reply!r:.80}; expected an Answer or "
-                                f"a bool (question from hook {question.hook} at {question.point})")
+            raise ApprovalError(
+                f"the approver returned {reply!r:.80}; expected an Answer or "
+                f"a bool (question from hook {question.hook} at {question.point})"
+            )
         return reply
 
 

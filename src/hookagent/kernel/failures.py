@@ -76,6 +76,6 @@ class ErrorHandler:
         stop_reason: StopReason = (
             "retry_limit" if decision.stop_reason == "retry_limit" else "error"
         )
-        reason = decision.reason if outcome == "stop" and decision.reason else text
-        state.finish("failed", stop_reason, f"{where}: {reason}")
+        reason = decision.reason if outcome == "stop" and decision.reason else f"{where}: {text}"
+        state.finish("failed", stop_reason, reason)
         return "stop"

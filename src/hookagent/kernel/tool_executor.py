@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from types import MappingProxyType
 from time import perf_counter
+from types import MappingProxyType
 from typing import Any, final
 
 from hookagent.hooks.events import ToolCallEvent, ToolResultEvent

@@ -7,6 +7,7 @@ is built, so a malformed script fails before any run starts, naming the turn at 
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,10 @@ from hookagent.models.base import ModelRequest, ModelResponse
 from hookagent.usage import Usage
 
 __all__ = ["FunctionModel", "RecordedCall", "ScriptedModel", "reply", "tool_call", "turn"]
+
+
+_helper_turns = itertools.count(1)
+"""Numbers turns built by the helpers, so their calls get distinct ids."""
 
 
 class _CallSpec(BaseModel):
@@ -60,8 +65,9 @@ def turn(
     text: str = "", *calls: ToolCall | Mapping[str, Any], usage: Usage | None = None
 ) -> ModelResponse:
     """A scripted turn: some text, some tool calls."""
+    number = next(_helper_turns)
     tool_calls = tuple(
-        c if isinstance(c, ToolCall) else _to_call(_CallSpec.model_validate(c), i)
+        c if isinstance(c, ToolCall) else _to_call(_CallSpec.model_validate(c), i, number)
         for i, c in enumerate(calls)
     )
     return ModelResponse(
@@ -129,6 +135,10 @@ def _parse_turn(raw: Any, number: int, source: str) -> ModelResponse:
     )
 
 
+def _count_turns(count: int) -> str:
+    return f"{count} turn" if count == 1 else f"{count} turns"
+
+
 @final
 class ScriptedModel:
     """Plays `turns` in order: ModelResponse objects, or dicts `{"text", "tool_calls"}`."""
@@ -177,7 +187,7 @@ class ScriptedModel:
         )
         if self._next >= len(self._turns):
             raise ModelError(
-                f"the script has {len(self._turns)} turns and call "
+                f"the script has {_count_turns(len(self._turns))} and call "
                 f"{len(self.calls)} asked for one more",
                 provider="scripted",
                 model=self._source,

@@ -1,0 +1,58 @@
+"""`hookagent demo`: runs offline, shows the four scenarios, and checks its own claims."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from hookagent.cli.demo import SCENARIOS, run_demo
+
+
+def capture() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, width=200, soft_wrap=True, no_color=True), out
+
+
+def test_demo_command_shows_the_four_scenarios(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "hookagent", "demo"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "before_tool: block by user:block_rm_rf" in out
+    assert "before_tool: modify by user:dry_run_push" in out
+    assert "'git push origin release' → 'git push --dry-run origin release'" in out
+    assert "A stop hook forces one more step" in out
+    assert "stop: block by user:tests_before_stop — tests have not been run yet" in out
+    assert "should_continue: stop by limits:step_limit" in out
+    assert "stop reason: steps_limit" in out
+    assert list(tmp_path.iterdir()) == []  # the tools are simulated: nothing was written
+
+
+def test_every_scenario_plays_out_as_claimed() -> None:
+    console, out = capture()
+    assert run_demo(console) == 0
+    assert "demo check failed" not in out.getvalue()
+    assert out.getvalue().count("─ completed") == 3
+    assert out.getvalue().count("─ stopped") == 1
+
+
+def test_the_demo_notices_when_a_scenario_drifts() -> None:
+    drifted = dataclasses.replace(SCENARIOS[1], shows=("before_tool", "block"))
+    console, out = capture()
+
+    assert run_demo(console, (drifted,)) == 1
+    assert "no block decision at before_tool" in out.getvalue()
