@@ -104,7 +104,8 @@ async def _call(hook: Hook[E], out: Folded[E], watch: HookWatch | None) -> objec
     try:
         return await pending
     except asyncio.CancelledError:
-        if watch.leave(task):
+        # only our own cancellation becomes a timeout; one from outside still propagates
+        if watch.leave(task) and task.cancelling() == 0:
             raise HookTimeout(hook.id) from None
         raise
     finally:
@@ -129,7 +130,7 @@ def _on_failure(
         if point.accepts("block"):
             return HookResult.block(message)
         return HookResult.stop(message, stop_reason="guard")
-    log.warning("%s (failing open: the hook is a %s)", message, hook.kind)
+    log.warning("%s (failing open: the hook is %s)", message, _a(hook.kind))
     return None
 
 
@@ -144,7 +145,8 @@ def _apply(
 ) -> Vote:
     if result is None:
         return Vote(hook=hook.id, decision="proceed", duration=duration, error=_text(error))
-    checked = _check(point, hook, result)
+    # a result the engine built for a failing hook is legal by construction
+    checked = result if error is not None else _check(point, hook, result)
     changes: dict[str, Any] = {}
     if checked.changes and not final:
         changes = _modify(point, out, checked)
@@ -185,10 +187,10 @@ def _check(point: HookPoint[E], hook: Hook[E], result: object) -> HookResult:
         legal = ", ".join(sorted({"proceed", *point.decisions}))
         raise fail(f"`{result.kind}` is not a legal decision here (legal: {legal})")
     if result.kind not in hook.allowed:
-        raise fail(f"a {hook.kind} hook may not return `{result.kind}`")
+        raise fail(f"{_a(hook.kind)} hook may not return `{result.kind}`")
     if result.changes:
         if not hook.may_modify:
-            raise fail(f"a {hook.kind} hook may not modify the event")
+            raise fail(f"{_a(hook.kind)} hook may not modify the event")
         illegal = sorted(set(result.changes) - point.writable)
         if illegal:
             writable = ", ".join(sorted(point.writable)) or "nothing"
@@ -212,6 +214,10 @@ def _modify(point: HookPoint[E], out: Folded[E], result: HookResult) -> dict[str
             changes[name] = diff(getattr(out.event, name), value)
         out.event = replace(cast(Any, out.event), **fields)
     return changes
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
 def _text(error: BaseException | None) -> str | None:

@@ -110,6 +110,12 @@ def make_hook(
         raise ConfigError(f"tier must be one of {', '.join(TIERS)}, not {tier!r}", key=where)
     if kind not in _KIND_DECISIONS:
         raise ConfigError(f"kind must be guard, transform or observer, not {kind!r}", key=where)
+    if on_failure is not None and on_failure not in ("block", "proceed", "raise"):
+        raise ConfigError(
+            f"on_failure must be block, proceed or raise, not {on_failure!r}",
+            key=where,
+            value=on_failure,
+        )
     if timeout is not None and not timeout > 0:
         raise ConfigError(
             f"timeout must be a positive number of seconds, not {timeout!r}",
@@ -162,4 +168,6 @@ def _positional_arity(fn: Any) -> int:
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
         return 2
-    return sum(1 for p in params if p.kind in kinds)
+    # parameters with defaults (`lambda e, patch=patch: ...`) do not ask for the outcome
+    empty = inspect.Parameter.empty
+    return sum(1 for p in params if p.kind in kinds and p.default is empty)

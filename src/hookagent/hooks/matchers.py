@@ -185,5 +185,6 @@ def _compile_text(spec: str) -> Matcher | None:
         raise ConfigError(f"{spec!r} has an empty name in its list", key="match", value=spec)
     if not any(_GLOB_CHARS & set(name) for name in names):
         return _Names(frozenset(names))
-    regex = "|".join(f"(?:{fnmatch.translate(name)})" for name in names)
+    # translate() anchors only the end; the start is anchored here, so `read_*` is a prefix
+    regex = r"\A(?:" + "|".join(fnmatch.translate(name) for name in names) + ")"
     return _Pattern(text, re.compile(regex))

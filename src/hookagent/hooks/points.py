@@ -75,7 +75,7 @@ def _point(
 
 EXECUTION_START: Final = _point("execution_start", RunEvent)
 USER_PROMPT: Final = _point(
-    "user_prompt", PromptEvent, writable=("prompt", "metadata"), decisions=("block", "ask", "stop")
+    "user_prompt", PromptEvent, writable=("prompt", "metadata"), decisions=("block", "stop")
 )
 BEFORE_STEP: Final = _point("before_step", StepEvent, decisions=("ask", "stop"))
 BEFORE_INFERENCE: Final = _point(
