@@ -27,6 +27,13 @@ from hookagent.tools.base import Tool
 
 __all__ = ["Agent"]
 
+
+def _current_task() -> asyncio.Task[Any]:
+    task = asyncio.current_task()
+    assert task is not None, "a run executes inside a task"
+    return task
+
+
 _DONE: Final = object()
 
 
@@ -132,6 +139,8 @@ class Agent:
             budgets=self.budgets,
             emit=emit,
         )
+        if watch is not None:
+            watch.track(_current_task())  # tasks that fold hooks must be tracked
         try:
             await self._kernel.run(ctx, prompt)
         finally:

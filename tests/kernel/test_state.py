@@ -40,3 +40,12 @@ async def test_hooks_see_the_same_view_object_every_step() -> None:
     b.on(h.BEFORE_STEP, lambda e: views.append(e.run), kind="observer")
     await b.build().run("go")
     assert len(views) == 3 and all(v is views[0] for v in views)
+
+
+async def test_state_with_read_only_arguments_round_trips() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    b.on(h.BEFORE_TOOL, lambda e: h.HookResult.context("seen"), kind="observer")
+    state = (await b.build().run("go")).state
+    again = h.RunState.from_json(state.to_json())
+    assert dict(again.steps[0].executions[0].args) == {"text": "hi"}
+    assert again.to_json() == state.to_json()

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, final
+from types import MappingProxyType
+from typing import Any, Final, final
 
 from hookagent.hooks.result import StopReason
 
-__all__ = ["Decision", "Vote", "diff"]
+__all__ = ["NO_CHANGES", "Decision", "Vote", "diff"]
+
+NO_CHANGES: Final[Mapping[str, Any]] = MappingProxyType({})
 
 
 @final
@@ -23,7 +26,7 @@ class Vote:
     hook: str
     decision: str
     reason: str | None = None
-    changes: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    changes: Mapping[str, Any] = field(default_factory=lambda: NO_CHANGES)
     """Field → small diff of what the hook changed."""
     contexts: tuple[str, ...] = ()
     duration: float = 0.0

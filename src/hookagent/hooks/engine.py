@@ -11,17 +11,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import Any, Generic, TypeVar, cast, final
 
 from hookagent.errors import HookError
-from hookagent.hooks.decision import Vote, diff
-from hookagent.hooks.hook import Hook
+from hookagent.hooks.decision import NO_CHANGES, Vote, diff
+from hookagent.hooks.hook import CALL_ASYNC, CALL_SYNC_OUTCOME, Hook
 from hookagent.hooks.points import HookPoint
 from hookagent.hooks.result import PROCEED, AskSpec, HookResult
-from hookagent.hooks.watch import HookTimeout, HookWatch
+from hookagent.hooks.watch import HookTimeout, HookWatch, watch_frames_of
 
 __all__ = ["Folded", "fold"]
 
@@ -42,6 +42,8 @@ class Folded(Generic[E]):
     metadata: dict[str, Any] | None = None
     asks: list[tuple[str, AskSpec]] = field(default_factory=list[tuple[str, AskSpec]])
     modified_by: str | None = None
+    loud: bool = False
+    """Some vote came from a hook that is not `quiet`."""
     ran: int = 0
     duration: float = 0.0
 
@@ -55,69 +57,81 @@ class Folded(Generic[E]):
         return "context" if self.contexts else "proceed"
 
 
-async def fold(
+@watch_frames_of
+async def fold(  # noqa: C901, PLR0912  # one frame: a helper call is paid per hook
     point: HookPoint[E], hooks: tuple[Hook[E], ...], event: E, watch: HookWatch | None
-) -> Folded[E]:
-    """Run `hooks` (already ordered and all registered at `point`) over `event`."""
-    out = Folded(event=event)
+) -> Folded[E] | None:
+    """Run `hooks` (ordered, all registered at `point`) over `event`; None if none voted.
+
+    The loop body is the hot path of every step: a hook that returns None costs its call
+    and a matcher check; timeouts are watched from outside (see `watch.py`).
+    """
     subject = getattr(event, point.subject) if point.subject is not None else None
+    out: Folded[E] | None = None
     final = False
+    skipped = 0  # counted on the path that calls nothing, so `ran` is free for the rest
     start = mark = perf_counter()
-    for hook in hooks:
-        if final and not hook.always:
+    for hook in hooks:  # the watchdog reads `hook` and `watch` from this frame: keep the names
+        fn, mode, matcher, always = hook.plan
+        if final and not always:
+            skipped += 1
             continue
-        matcher = hook.match
-        if matcher is not None and not matcher.accepts(subject, out.event):
+        if matcher is not None and not matcher.accepts(subject, event):
+            skipped += 1
             continue
-        out.ran += 1
-        error: BaseException | None = None
         try:
-            result = await _call(hook, out, watch) if hook.is_async else _call_sync(hook, out)
+            if not mode:  # CALL_SYNC, the common case, tested first and cheapest
+                result = fn(event)
+            elif mode == CALL_SYNC_OUTCOME:
+                result = fn(event, _best(out))
+            else:
+                pending = fn(event) if mode == CALL_ASYNC else _pending(hook, event, out)
+                try:
+                    result = await pending
+                except asyncio.CancelledError:
+                    if watch is not None and watch.timed_out(_task()):
+                        raise HookTimeout(hook.id) from None
+                    raise
         except HookTimeout as exc:
-            error = exc
+            error: BaseException | None = exc
             result = _on_failure(hook, point, f"timed out after {hook.timeout} s", exc)
         except Exception as exc:
             error = exc
             result = _on_failure(hook, point, f"failed: {type(exc).__name__}: {exc}", exc)
+        else:
+            if result is None:
+                continue
+            error = None
+        # a vote's duration runs from the previous vote (or the fold's start)
         now = perf_counter()
-        if result is None and error is None:
-            mark = now
-            continue
-        vote = _apply(point, hook, out, result, final, now - mark, error)
-        out.votes.append(vote)
+        if out is None:
+            out = Folded(event=event)
+        out.votes.append(_apply(point, hook, out, result, final, now - mark, error))
+        out.loud = out.loud or not hook.quiet or error is not None
+        event = out.event
         mark = now
         final = out.best.is_final
-    out.duration = perf_counter() - start
+    if out is not None:
+        out.ran = len(hooks) - skipped
+        out.duration = perf_counter() - start
     return out
 
 
-async def _call(hook: Hook[E], out: Folded[E], watch: HookWatch | None) -> object:
-    if hook.blocking:
-        pending: Awaitable[object] = asyncio.to_thread(hook.fn, *_args(hook, out))
-    else:
-        pending = cast(Awaitable[object], hook.fn(*_args(hook, out)))
-    if watch is None or hook.timeout is None:
-        return await pending
+def _task() -> asyncio.Task[Any]:
     task = asyncio.current_task()
-    assert task is not None
-    watch.enter(task, hook, hook.timeout)
-    try:
-        return await pending
-    except asyncio.CancelledError:
-        # only our own cancellation becomes a timeout; one from outside still propagates
-        if watch.leave(task) and task.cancelling() == 0:
-            raise HookTimeout(hook.id) from None
-        raise
-    finally:
-        watch.leave(task)
+    assert task is not None, "hooks are folded inside a task"
+    return task
 
 
-def _call_sync(hook: Hook[E], out: Folded[E]) -> object:
-    return hook.fn(out.event, out.best) if hook.wants_outcome else hook.fn(out.event)
+def _best(out: Folded[E] | None) -> HookResult:
+    return PROCEED if out is None else out.best
 
 
-def _args(hook: Hook[E], out: Folded[E]) -> tuple[object, ...]:
-    return (out.event, out.best) if hook.wants_outcome else (out.event,)
+def _pending(hook: Hook[E], event: E, out: Folded[E] | None) -> Awaitable[object]:
+    args = (event, _best(out)) if hook.wants_outcome else (event,)
+    if hook.blocking:
+        return asyncio.to_thread(hook.fn, *args)
+    return cast(Awaitable[object], hook.fn(*args))
 
 
 def _on_failure(
@@ -138,7 +152,7 @@ def _apply(
     point: HookPoint[E],
     hook: Hook[E],
     out: Folded[E],
-    result: object,
+    result: HookResult | object | None,
     final: bool,
     duration: float,
     error: BaseException | None,
@@ -146,8 +160,8 @@ def _apply(
     if result is None:
         return Vote(hook=hook.id, decision="proceed", duration=duration, error=_text(error))
     # a result the engine built for a failing hook is legal by construction
-    checked = result if error is not None else _check(point, hook, result)
-    changes: dict[str, Any] = {}
+    checked = cast(HookResult, result) if error is not None else _check(point, hook, result)
+    changes: Mapping[str, Any] = NO_CHANGES
     if checked.changes and not final:
         changes = _modify(point, out, checked)
         out.modified_by = hook.id

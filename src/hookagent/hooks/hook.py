@@ -68,6 +68,9 @@ class Hook(Generic[E]):
     on_failure: OnFailure = "block"
     always: bool = False
     """Runs even after a block or stop, and sees the final decision (audit hooks)."""
+    quiet: bool = False
+    """Its routine votes (a plain proceed or continue with no context or change) are not
+    recorded as decisions; for hooks that restate what step records already show."""
     blocking: bool = False
     """A sync function that may block: it runs on a worker thread, under `timeout`."""
     is_async: bool = field(default=False, repr=False)
@@ -76,10 +79,11 @@ class Hook(Generic[E]):
     allowed: frozenset[Kind] = field(default=frozenset(), repr=False)
     may_modify: bool = field(default=False, repr=False)
     may_context: bool = field(default=False, repr=False)
+    plan: tuple[Any, int, Matcher | None, bool] = field(default=(None, 0, None, False), repr=False)
+    """(fn, call mode, matcher, always), unpacked in one go on the fold's hot path."""
 
-    @property
-    def id(self) -> str:
-        return f"{self.source}:{self.name}"
+    id: str = field(default="", repr=False)
+    """`source:name`, as records and errors show it (set by `make_hook`)."""
 
     @property
     def sort_key(self) -> tuple[int, int]:
@@ -100,6 +104,7 @@ def make_hook(
     on_failure: OnFailure | None = None,
     always: bool = False,
     blocking: bool = False,
+    quiet: bool = False,
 ) -> Hook[E]:
     """Check a hook's settings against its point and freeze them."""
     label = name or getattr(fn, "__name__", None) or type(fn).__name__
@@ -130,6 +135,7 @@ def make_hook(
             value=match,
         )
     is_async = _is_async(fn)
+    wants_outcome = _positional_arity(fn) >= 2
     if blocking and is_async:
         raise ConfigError("blocking=True is for sync functions; this one is async", key=where)
     return Hook(
@@ -145,12 +151,31 @@ def make_hook(
         on_failure=on_failure or _DEFAULT_ON_FAILURE[kind],
         always=always,
         blocking=blocking,
+        quiet=quiet,
+        id=f"{source}:{label}",
         is_async=is_async or blocking,
-        wants_outcome=_positional_arity(fn) >= 2,
+        wants_outcome=wants_outcome,
         allowed=(point.decisions | _PROCEED) & _KIND_DECISIONS[kind],
         may_modify=bool(point.writable) and kind != "observer",
         may_context=point.feeds_model,
+        plan=(fn, _mode(is_async, blocking, wants_outcome), matcher, always),
     )
+
+
+CALL_SYNC: Final = 0
+CALL_ASYNC: Final = 1
+CALL_SYNC_OUTCOME: Final = 2
+CALL_OTHER: Final = 3
+"""How the fold calls a hook: plain sync, plain async, sync with the outcome so far, or
+anything else (async with the outcome, or blocking on a thread)."""
+
+
+def _mode(is_async: bool, blocking: bool, wants_outcome: bool) -> int:
+    if blocking or (is_async and wants_outcome):
+        return CALL_OTHER
+    if is_async:
+        return CALL_ASYNC
+    return CALL_SYNC_OUTCOME if wants_outcome else CALL_SYNC
 
 
 def _is_async(fn: Any) -> bool:

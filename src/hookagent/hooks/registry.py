@@ -8,7 +8,8 @@ never sorts, and a hook registered during a fold cannot disturb that fold.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, Final, TypeVar, final
 
 from hookagent.hooks.hook import Hook
@@ -36,7 +37,7 @@ class HookRegistry:
         entries = self._entries.setdefault(hook.point.name, [])
         self._seq += 1
         bisect.insort(entries, (tier, neg_priority, self._seq, hook), key=_order)
-        self._cache[hook.point.name] = tuple(entry[3] for entry in entries)
+        self._refresh(hook.point.name, entries)
 
     def remove(self, predicate: Any) -> int:
         """Drop every hook for which `predicate(hook)` is true; returns how many."""
@@ -45,8 +46,15 @@ class HookRegistry:
             kept = [entry for entry in entries if not predicate(entry[3])]
             removed += len(entries) - len(kept)
             entries[:] = kept
-            self._cache[name] = tuple(entry[3] for entry in kept)
+            self._refresh(name, entries)
         return removed
+
+    def _refresh(self, name: str, entries: list[tuple[int, int, int, Hook[Any]]]) -> None:
+        self._cache[name] = tuple(entry[3] for entry in entries)
+
+    def snapshot(self) -> Mapping[str, tuple[Hook[Any], ...]]:
+        """Point name → ordered hooks: a live read-only view for the call path."""
+        return MappingProxyType(self._cache)
 
     def at(self, point: HookPoint[E]) -> tuple[Hook[E], ...]:
         return self._cache.get(point.name, _EMPTY)

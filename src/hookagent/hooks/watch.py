@@ -1,11 +1,14 @@
-"""Timeouts for async hooks without a timer per call.
+"""Timeouts for async hooks at no cost on the hot path.
 
-Arming a timer for every hook call would cost more than the hook itself (tens of µs against
-well under one). Instead the fold notes which hook each task is waiting in, and one watchdog
-task per run wakes periodically and cancels a task whose hook has overrun its timeout. The
-fold turns that cancellation into a hook failure. Sync hooks cannot be interrupted; hooks
-that may block declare ``blocking=True`` and run on a worker thread, which the watchdog
-covers like any async hook.
+Arming a timer for every hook call would cost far more than a typical hook (tens of µs
+against well under one), and even bookkeeping per call shows in the benchmarks. So the fold
+does nothing per hook: it registers its task once, and one watchdog task per run wakes every
+tick, follows each task's chain of awaits down to the fold's frame, and reads which hook that
+fold is awaiting. A wait is identified by the awaited object; when the same wait is seen for
+longer than the hook's timeout the watchdog cancels the task, and the fold turns that
+cancellation into a hook failure. A timeout thus fires between `timeout` and `timeout + tick`
+seconds. Sync hooks cannot be interrupted; hooks that may block declare ``blocking=True`` and
+run on a worker thread, which the watchdog covers like any async hook.
 """
 
 from __future__ import annotations
@@ -13,43 +16,74 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from time import perf_counter
-from typing import Any, final
+from types import CodeType, CoroutineType
+from typing import Any, Final, final
 
-__all__ = ["HookTimeout", "HookWatch"]
+__all__ = ["HookTimeout", "HookWatch", "watch_frames_of"]
+
+_FOLD_CODES: set[CodeType] = set()
+_HOOK_LOCAL: Final = "hook"
+_WATCH_LOCAL: Final = "watch"
+"""The names under which a watched frame keeps the hook it awaits and its watch."""
+
+
+def watch_frames_of(fn: Any) -> Any:
+    """Mark a coroutine function whose frame keeps the awaited hook in its `hook` local and
+    its watch in `watch`."""
+    _FOLD_CODES.add(fn.__code__)
+    return fn
 
 
 class HookTimeout(Exception):
     """Raised inside the fold when the watchdog cancelled an overrunning hook."""
 
 
+def awaited_hook(task: asyncio.Task[Any], watch: object) -> tuple[Any, object] | None:
+    """(hook, awaited object) if the task is suspended in a hook call of a fold that `watch`
+    watches; with folds nested (a hook running another agent), the innermost one."""
+    found: tuple[Any, object] | None = None
+    coro: Any = task.get_coro()
+    while coro is not None:
+        if isinstance(coro, CoroutineType) and coro.cr_code in _FOLD_CODES:
+            frame, awaited = coro.cr_frame, coro.cr_await
+            if frame is not None and awaited is not None:
+                locals_ = frame.f_locals
+                if locals_.get(_WATCH_LOCAL) is watch:
+                    found = (locals_.get(_HOOK_LOCAL), awaited)
+        coro = getattr(coro, "cr_await", None)
+    return found
+
+
 @final
 class HookWatch:
-    """Tracks the hook each task is awaiting, and cancels the ones that overrun."""
-
-    __slots__ = ("_runner", "_tick", "active", "expired")
+    __slots__ = ("_expired", "_runner", "_seen", "_tasks", "_tick")
 
     def __init__(self, tick: float) -> None:
         self._tick = tick
         self._runner: asyncio.Task[None] | None = None
-        self.active: dict[asyncio.Task[Any], tuple[Any, float, float]] = {}
-        """task → (hook, started, timeout)."""
-        self.expired: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._seen: dict[asyncio.Task[Any], tuple[int, float]] = {}
+        self._expired: set[asyncio.Task[Any]] = set()
 
-    def enter(self, task: asyncio.Task[Any], hook: Any, timeout: float) -> None:
-        self.active[task] = (hook, perf_counter(), timeout)
-        if self._runner is None:
-            self._runner = asyncio.get_running_loop().create_task(self._watch())
+    def track(self, task: asyncio.Task[Any]) -> None:
+        """Watch a task that folds hooks (idempotent and cheap)."""
+        if task not in self._tasks:
+            self._tasks.add(task)
+            if self._runner is None:
+                self._runner = asyncio.get_running_loop().create_task(self._watch())
 
-    def leave(self, task: asyncio.Task[Any]) -> bool:
-        """Forget the task's hook; True if it had expired (so its cancellation was ours)."""
-        self.active.pop(task, None)
-        if task in self.expired:
-            self.expired.discard(task)
-            task.uncancel()
-            return True
-        return False
+    def timed_out(self, task: asyncio.Task[Any]) -> bool:
+        """After a CancelledError: was it ours alone? Clears our share of the cancel."""
+        if task not in self._expired:
+            return False
+        self._expired.discard(task)
+        self._seen.pop(task, None)
+        task.uncancel()
+        return task.cancelling() == 0
 
     async def close(self) -> None:
+        self._tasks.clear()
+        self._seen.clear()
         runner, self._runner = self._runner, None
         if runner is not None:
             runner.cancel()
@@ -60,7 +94,23 @@ class HookWatch:
         while True:
             await asyncio.sleep(self._tick)
             now = perf_counter()
-            for task, (_hook, started, timeout) in list(self.active.items()):
-                if now - started > timeout and task not in self.expired:
-                    self.expired.add(task)
-                    task.cancel()
+            for task in list(self._tasks):
+                if task.done():
+                    self._tasks.discard(task)
+                    self._seen.pop(task, None)
+                    continue
+                self._check(task, now)
+
+    def _check(self, task: asyncio.Task[Any], now: float) -> None:
+        found = awaited_hook(task, self)
+        timeout = getattr(found[0], "timeout", None) if found is not None else None
+        if found is None or timeout is None or task in self._expired:
+            self._seen.pop(task, None)
+            return
+        key = id(found[1])
+        seen = self._seen.get(task)
+        if seen is None or seen[0] != key:
+            self._seen[task] = (key, now)
+        elif now - seen[1] > timeout:
+            self._expired.add(task)
+            task.cancel()

@@ -33,7 +33,7 @@ NO_DECISION: Final = Decision(point="", run_id="", step=0, call_id=None, outcome
 
 @final
 class Dispatcher:
-    __slots__ = ("_approver", "_emit", "_registry", "_state", "_watch", "view")
+    __slots__ = ("_approver", "_by_point", "_emit", "_registry", "_state", "_watch", "view")
 
     def __init__(
         self,
@@ -46,19 +46,27 @@ class Dispatcher:
         watch: HookWatch | None,
     ) -> None:
         self._registry = registry
+        self._by_point = registry.snapshot()
         self._state = state
         self.view = view
         self._approver = approver
         self._emit = emit
         self._watch = watch
 
+    def wants(self, point: HookPoint[Any]) -> bool:
+        """Whether any hook is registered at `point`; the kernel skips building events
+        nobody would see."""
+        return bool(self._by_point.get(point.name))
+
     async def fire(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
-        hooks = self._registry.at(point)
+        hooks = self._by_point.get(point.name)
         if not hooks:
             return NO_DECISION, event
         folded = await fold(point, hooks, event, self._watch)
-        if folded.ran == 0:
+        if folded is None:
             return NO_DECISION, event
+        if not folded.loud and _routine(folded):
+            return _ROUTINE[folded.best.kind], folded.event
         answer = await self._settle(point, folded) if folded.best.kind == "ask" else None
         decision = self._record(point, folded, answer)
         return decision, folded.event
@@ -155,6 +163,24 @@ class Dispatcher:
                 f"a bool (question from hook {question.hook} at {question.point})"
             )
         return reply
+
+
+def _routine(folded: Folded[Any]) -> bool:
+    best = folded.best
+    return (
+        best.kind in ("proceed", "continue")
+        and best.message is None
+        and not folded.contexts
+        and folded.modified_by is None
+        and not folded.metadata
+    )
+
+
+_ROUTINE: Final = {
+    kind: Decision(point="", run_id="", step=0, call_id=None, outcome=kind)
+    for kind in ("proceed", "continue")
+}
+"""What quiet folds return: the outcome, with nothing to record."""
 
 
 def _describe(answer: Answer) -> str:

@@ -33,25 +33,29 @@ class Inference:
             settings=ctx.settings,
             step=state.position.step,
         )
-        before, event = await ctx.hooks.fire(
-            BEFORE_INFERENCE,
-            InferenceEvent(run=ctx.view, step=state.position.step, request=request),
-        )
-        if before.outcome == "stop":
-            state.stop_by(before)
-            return None, ()
-        state.add_reminder(before.contexts)
+        cached: ModelResponse | None = None
+        if ctx.hooks.wants(BEFORE_INFERENCE):
+            before, event = await ctx.hooks.fire(
+                BEFORE_INFERENCE,
+                InferenceEvent(run=ctx.view, step=state.position.step, request=request),
+            )
+            if before.outcome == "stop":
+                state.stop_by(before)
+                return None, ()
+            state.add_reminder(before.contexts)
+            request, cached = event.request, event.response
         attempt = 1
         while True:
-            response = event.response or await self._call_model(ctx, event.request)
-            if response is None:
-                return None, ()
+            response = cached or await self._call_model(ctx, request)
+            cached = None  # a response from a hook answers the first attempt only
+            if response is None or not ctx.hooks.wants(AFTER_INFERENCE):
+                return response, ()
             after, checked = await ctx.hooks.fire(
                 AFTER_INFERENCE,
                 InferenceResultEvent(
                     run=ctx.view,
                     step=state.position.step,
-                    request=event.request,
+                    request=request,
                     response=response,
                     attempt=attempt,
                 ),
@@ -73,7 +77,6 @@ class Inference:
             state.messages.append(checked.response.message)
             feedback = after.message or after.reason or "Please try again."
             state.messages.append(UserMessage(content=feedback, synthetic=True))
-            event = InferenceEvent(run=ctx.view, step=state.position.step, request=event.request)
             attempt += 1
 
     async def _call_model(self, ctx: RunContext, request: ModelRequest) -> ModelResponse | None:

@@ -17,11 +17,12 @@ class ExecutionLifecycle:
     async def start(self, ctx: RunContext, prompt: str | None) -> None:
         state = ctx.state
         state.position.phase = "start"
-        started, _ = await ctx.hooks.fire(EXECUTION_START, RunEvent(run=ctx.view))
-        if started.outcome == "stop":
-            state.stop_by(started)
-            return
-        state.add_reminder(started.contexts)
+        if ctx.hooks.wants(EXECUTION_START):
+            started, _ = await ctx.hooks.fire(EXECUTION_START, RunEvent(run=ctx.view))
+            if started.outcome == "stop":
+                state.stop_by(started)
+                return
+            state.add_reminder(started.contexts)
         if prompt is not None:
             await self.submit(ctx, prompt)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -87,7 +88,7 @@ class RunState:
 
     # -- persistence ------------------------------------------------------------------
     def to_json(self) -> str:
-        return _ADAPTER.dump_json(self, fallback=_fallback).decode()
+        return _ADAPTER.dump_json(self, fallback=_fallback, warnings=False).decode()
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = json.loads(self.to_json())
@@ -99,6 +100,9 @@ class RunState:
 
 
 def _fallback(value: Any) -> Any:
+    """Read-only mappings (tool args, vote diffs) as objects; anything else as its repr."""
+    if isinstance(value, Mapping):
+        return dict(value)
     return repr(value)
 
 

@@ -33,11 +33,12 @@ class StepRunner:
         state.position.phase, state.position.step, state.position.call_id = "step", index, None
         if ctx.emit is not None:
             ctx.emit(StepStarted(index))
-        before, _ = await ctx.hooks.fire(BEFORE_STEP, StepEvent(run=ctx.view, step=index))
-        if before.outcome == "stop":
-            state.stop_by(before)
-            return
-        state.add_reminder(before.contexts)
+        if ctx.hooks.wants(BEFORE_STEP):
+            before, _ = await ctx.hooks.fire(BEFORE_STEP, StepEvent(run=ctx.view, step=index))
+            if before.outcome == "stop":
+                state.stop_by(before)
+                return
+            state.add_reminder(before.contexts)
         started, wall = perf_counter(), time.time()
         response, contexts = await self._inference.infer(ctx)
         executions: list[ToolExecution] = []
@@ -51,12 +52,13 @@ class StepRunner:
         elif ctx.ended:
             return
         record = self._record(ctx, index, response, executions, wall, perf_counter() - started)
-        after, _ = await ctx.hooks.fire(
-            AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=record)
-        )
-        if after.outcome == "stop":
-            state.stop_by(after)
-        state.add_reminder(after.contexts)
+        if ctx.hooks.wants(AFTER_STEP):
+            after, _ = await ctx.hooks.fire(
+                AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=record)
+            )
+            if after.outcome == "stop":
+                state.stop_by(after)
+            state.add_reminder(after.contexts)
 
     def record_failure(self, ctx: RunContext) -> None:
         """Record a step that raised before it could record itself."""

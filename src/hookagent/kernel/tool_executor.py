@@ -46,23 +46,32 @@ class ToolExecutor:
         step = ctx.state.position.step
         if ctx.emit is not None:
             ctx.emit(ToolStarted(step, call.id, call.name, call.args))
-        args = MappingProxyType(call.args)  # hooks change args only through `modify`
-        before, event = await ctx.hooks.fire(
-            BEFORE_TOOL,
-            ToolCallEvent(run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=args),
-        )
-        if before.outcome in ("block", "stop"):
-            if before.outcome == "stop":
-                ctx.state.stop_by(before)
-            message = f"Tool call {call.name!r} was blocked by {before.hook}: {before.reason}"
-            result = _with_context(ToolResult.error(message), before.contexts)
-            return self._record(ctx, call, event.args, result, blocked=True)
+        args: Mapping[str, Any] = call.args
+        contexts: tuple[str, ...] = ()
+        if ctx.hooks.wants(BEFORE_TOOL):
+            before, event = await ctx.hooks.fire(
+                BEFORE_TOOL,
+                ToolCallEvent(
+                    run=ctx.view,
+                    step=step,
+                    call_id=call.id,
+                    tool_name=call.name,
+                    args=MappingProxyType(call.args),  # changed only through `modify`
+                ),
+            )
+            args, contexts = event.args, before.contexts
+            if before.outcome in ("block", "stop"):
+                if before.outcome == "stop":
+                    ctx.state.stop_by(before)
+                message = f"Tool call {call.name!r} was blocked by {before.hook}: {before.reason}"
+                result = _with_context(ToolResult.error(message), contexts)
+                return self._record(ctx, call, args, result, blocked=True)
         started, wall = perf_counter(), time.time()
-        result, attempts = await self._execute_with_hooks(ctx, call, event.args, before.contexts)
+        result, attempts = await self._execute_with_hooks(ctx, call, args, contexts)
         return self._record(
             ctx,
             call,
-            event.args,
+            args,
             result,
             started=wall,
             duration=perf_counter() - started,
@@ -80,7 +89,7 @@ class ToolExecutor:
         while True:
             started = perf_counter()
             result = await self._execute(ctx, call, args, attempt)
-            if ctx.ended:
+            if ctx.ended or not ctx.hooks.wants(AFTER_TOOL):
                 return _with_context(result, contexts), attempt
             after, event = await ctx.hooks.fire(
                 AFTER_TOOL,

@@ -127,6 +127,7 @@ class ToolCallPresence(_Limit):
             priority=0,
             kind="transform",
             timeout=None,
+            quiet=True,
         )
 
     def check(self, event: ContinueEvent) -> HookResult | None:
