@@ -83,21 +83,36 @@ def hooks(point: HookPoint[Any], *fns: Any, **options: Any) -> tuple[Any, ...]:
 # -- folding ---------------------------------------------------------------------------
 
 
-async def test_no_hooks_proceeds_with_the_same_event(run: RunView) -> None:
+async def test_no_hooks_fold_to_none(run: RunView) -> None:
+    """None stands for "no votes": proceed, with the caller's event unchanged."""
     event = tool_call(run, command="ls")
-    folded = await fold(BEFORE_TOOL, (), event, None)
-    assert folded.best is PROCEED
-    assert folded.outcome == "proceed"
-    assert folded.event is event
-    assert (folded.ran, folded.votes, folded.contexts, folded.metadata) == (0, [], [], None)
-    assert folded.decided_by is None
+    assert await fold(BEFORE_TOOL, (), event, None) is None
+    assert dict(event.args) == {"command": "ls"}
 
 
 async def test_a_hook_returning_none_runs_but_casts_no_vote(run: RunView) -> None:
-    folded = await fold(BEFORE_TOOL, hooks(BEFORE_TOOL, lambda _e: None), tool_call(run), None)
-    assert folded.ran == 1
-    assert folded.votes == []
-    assert folded.outcome == "proceed"
+    calls: list[ToolCallEvent] = []
+
+    def silent(event: ToolCallEvent) -> None:
+        calls.append(event)
+
+    event = tool_call(run)
+    assert await fold(BEFORE_TOOL, hooks(BEFORE_TOOL, silent, silent), event, None) is None
+    assert calls == [event, event]
+
+
+async def test_ran_counts_silent_hooks_once_some_hook_votes(run: RunView) -> None:
+    registered = (
+        make_hook(BEFORE_TOOL, lambda _e: None, name="silent"),
+        make_hook(BEFORE_TOOL, lambda _e: HookResult.block("no"), match="Read", name="skipped"),
+        make_hook(BEFORE_TOOL, lambda _e: HookResult.context("note"), name="voter"),
+        make_hook(BEFORE_TOOL, lambda _e: None, name="silent_too"),
+    )
+    folded = await fold(BEFORE_TOOL, registered, tool_call(run), None)
+    assert folded is not None
+    assert folded.ran == 3, "the matcher skipped one; the silent ones ran"
+    assert [vote.hook for vote in folded.votes] == ["user:voter"]
+    assert folded.outcome == "context"
 
 
 async def test_each_hook_sees_the_event_as_changed_before_it(run: RunView) -> None:
@@ -146,9 +161,8 @@ async def test_hooks_whose_matcher_rejects_the_event_do_not_run(run: RunView) ->
         make_hook(BEFORE_TOOL, lambda _e: calls.append("read"), match="Read", name="read"),
         make_hook(BEFORE_TOOL, lambda _e: calls.append("bash"), match="Bash|Write", name="bash"),
     )
-    folded = await fold(BEFORE_TOOL, registered, tool_call(run), None)
+    assert await fold(BEFORE_TOOL, registered, tool_call(run), None) is None
     assert calls == ["bash"]
-    assert folded.ran == 1
 
 
 async def test_the_second_argument_is_the_strongest_result_so_far(run: RunView) -> None:
@@ -423,11 +437,108 @@ async def test_fire_records_a_stop_reason(state: RunState, run: RunView) -> None
     )
 
 
-async def test_fire_records_a_fold_whose_hooks_all_proceeded(state: RunState, run: RunView) -> None:
-    registry = HookRegistry([make_hook(BEFORE_TOOL, lambda _e: None)])
-    decision, _ = await dispatcher(registry, state, run).fire(BEFORE_TOOL, tool_call(run))
-    assert (decision.outcome, decision.ran, decision.votes) == ("proceed", 1, ())
+async def test_fire_records_nothing_for_a_fold_whose_hooks_all_proceeded(
+    state: RunState, run: RunView
+) -> None:
+    calls: list[str] = []
+    registry = HookRegistry(
+        [
+            make_hook(BEFORE_TOOL, lambda _e: calls.append("first"), name="first"),
+            make_hook(BEFORE_TOOL, lambda _e: calls.append("second"), name="second"),
+        ]
+    )
+    emitted: list[StreamEvent] = []
+    event = tool_call(run)
+    decision, after = await dispatcher(registry, state, run, emit=emitted.append).fire(
+        BEFORE_TOOL, event
+    )
+    assert calls == ["first", "second"], "both hooks ran"
+    assert decision is NO_DECISION
+    assert decision.outcome == "proceed"
+    assert after is event
+    assert state.decisions == []
+    assert emitted == []
+    assert state.metadata == {}
+
+
+ROUTINE_CASES = [
+    pytest.param(SHOULD_CONTINUE, "transform", HookResult.continue_("tools called"), id="continue"),
+    pytest.param(BEFORE_TOOL, "guard", PROCEED, id="proceed"),
+]
+
+
+@pytest.mark.parametrize(("point", "kind", "result"), ROUTINE_CASES)
+async def test_fire_does_not_record_a_quiet_hooks_routine_vote(
+    state: RunState, run: RunView, point: HookPoint[Any], kind: Any, result: HookResult
+) -> None:
+    calls: list[str] = []
+    registry = HookRegistry(
+        [
+            make_hook(point, lambda _e: result, name="routine", kind=kind, quiet=True),
+            make_hook(point, lambda _e: calls.append("silent"), name="silent"),
+        ]
+    )
+    emitted: list[StreamEvent] = []
+    event = event_at(point, run)
+    decision, after = await dispatcher(registry, state, run, emit=emitted.append).fire(point, event)
+    assert calls == ["silent"], "a loud hook that casts no vote keeps the fold quiet"
+    assert decision.outcome == result.kind
+    assert after is event
+    assert state.decisions == []
+    assert emitted == []
+
+
+def _quiet_continue_and_loud_proceed() -> list[Any]:
+    return [
+        make_hook(SHOULD_CONTINUE, lambda _e: HookResult.continue_("more"), quiet=True),
+        make_hook(SHOULD_CONTINUE, lambda _e: PROCEED, name="loud"),
+    ]
+
+
+NOTEWORTHY_CASES = [
+    pytest.param(
+        [make_hook(SHOULD_CONTINUE, lambda _e: HookResult.stop("done"), quiet=True)],
+        "stop",
+        id="stop",
+    ),
+    pytest.param(
+        [make_hook(SHOULD_CONTINUE, lambda _e: HookResult.context("note"), quiet=True)],
+        "context",
+        id="context",
+    ),
+    pytest.param(
+        [
+            make_hook(
+                SHOULD_CONTINUE,
+                lambda _e: HookResult.continue_("more").with_context("note"),
+                quiet=True,
+            )
+        ],
+        "continue",
+        id="continue with context",
+    ),
+    pytest.param(
+        [make_hook(SHOULD_CONTINUE, lambda _e: HookResult.modify(metadata={"n": 1}), quiet=True)],
+        "modify",
+        id="metadata",
+    ),
+    pytest.param(_quiet_continue_and_loud_proceed(), "continue", id="a loud vote beside"),
+]
+
+
+@pytest.mark.parametrize(("registered", "outcome"), NOTEWORTHY_CASES)
+async def test_fire_records_a_quiet_hooks_vote_that_is_not_routine(
+    state: RunState, run: RunView, registered: list[Any], outcome: str
+) -> None:
+    emitted: list[StreamEvent] = []
+    decision, _ = await dispatcher(HookRegistry(registered), state, run, emit=emitted.append).fire(
+        SHOULD_CONTINUE, event_at(SHOULD_CONTINUE, run)
+    )
+    assert decision.outcome == outcome
+    assert (decision.point, decision.run_id) == ("should_continue", "run-1")
+    assert decision.votes
     assert list(state.decisions) == [decision]
+    assert emitted == [DecisionMade(decision)]
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 
 A guard fails closed (block, or stop with `guard` where block is illegal), an observer fails
 open (logged), a transform is skipped, and `on_failure="raise"` turns the failure into a
-`HookError`. Timeouts come from a `HookWatch` and count as failures of the same kind.
+`HookError`. Timeouts come from a `HookWatch` watching the folding task (a run tracks its
+task; `fold_watched` does the same here) and count as failures of the same kind.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hookagent.errors import HookError
 from hookagent.hooks.engine import fold
 from hookagent.hooks.events import ContinueEvent, ToolCallEvent, ToolResultEvent
 from hookagent.hooks.hook import make_hook
-from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL, SHOULD_CONTINUE
+from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL, SHOULD_CONTINUE, HookPoint
 from hookagent.hooks.result import HookResult
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.view import RunView
@@ -64,6 +65,36 @@ def assert_task_not_cancelled() -> None:
     task = asyncio.current_task()
     assert task is not None
     assert task.cancelling() == 0
+
+
+async def fold_watched(
+    point: HookPoint[Any], hooks: tuple[Any, ...], event: Any, watch: HookWatch
+) -> Any:
+    """Fold as a run does: in a task the run's watch tracks (the agent tracks its run's task)."""
+    task = asyncio.current_task()
+    assert task is not None
+    watch.track(task)
+    return await fold(point, hooks, event, watch)
+
+
+async def assert_watch_still_works(run: RunView, watch: HookWatch) -> None:
+    """Nothing stale is left for this task: a hook waiting several ticks within its timeout
+    is left alone, and a hung one is still timed out."""
+
+    async def patient(_event: ToolCallEvent) -> HookResult:
+        await asyncio.sleep(TICK_TIMEOUT / 2)
+        return HookResult.context("patient")
+
+    registered = (
+        make_hook(BEFORE_TOOL, patient, name="patient", timeout=5.0),
+        make_hook(BEFORE_TOOL, hang, name="hung", kind="observer", timeout=TICK_TIMEOUT),
+    )
+    folded = await fold_watched(BEFORE_TOOL, registered, tool_call(run), watch)
+    assert [(v.hook, v.error) for v in folded.votes] == [
+        ("user:patient", None),
+        ("user:hung", "timed out"),
+    ]
+    assert_task_not_cancelled()
 
 
 # -- exceptions --------------------------------------------------------------------------
@@ -175,19 +206,17 @@ async def test_a_non_guard_may_fail_closed_instead(run: RunView, kind: Any) -> N
 
 async def test_a_hung_guard_times_out_and_blocks(run: RunView, watch: HookWatch) -> None:
     hook = make_hook(BEFORE_TOOL, hang, name="slow", timeout=TICK_TIMEOUT)
-    folded = await fold(BEFORE_TOOL, (hook,), tool_call(run), watch)
+    folded = await fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch)
     assert folded.best.kind == "block"
     assert folded.best.reason == f"hook user:slow at before_tool timed out after {TICK_TIMEOUT} s"
     assert folded.votes[0].error == "timed out"
     assert_task_not_cancelled()
-    await asyncio.sleep(0)
-    assert watch.active == {}
-    assert watch.expired == set()
+    await assert_watch_still_works(run, watch)
 
 
 async def test_a_hung_guard_at_after_tool_stops(run: RunView, watch: HookWatch) -> None:
     hook = make_hook(AFTER_TOOL, hang, name="slow", timeout=TICK_TIMEOUT)
-    folded = await fold(AFTER_TOOL, (hook,), tool_result(run), watch)
+    folded = await fold_watched(AFTER_TOOL, (hook,), tool_result(run), watch)
     assert folded.best.kind == "stop"
     assert folded.best.stop_reason == "guard"
     assert folded.best.reason is not None
@@ -201,7 +230,7 @@ async def test_a_hung_observer_fails_open(
 ) -> None:
     hook = make_hook(BEFORE_TOOL, hang, name="slow", kind="observer", timeout=TICK_TIMEOUT)
     with caplog.at_level(logging.WARNING, logger="hookagent.hooks"):
-        folded = await fold(BEFORE_TOOL, (hook,), tool_call(run), watch)
+        folded = await fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch)
     assert folded.best.kind == "proceed"
     assert (folded.votes[0].decision, folded.votes[0].error) == ("proceed", "timed out")
     assert "hook user:slow at before_tool timed out" in caplog.text
@@ -214,7 +243,7 @@ async def test_a_hung_transform_is_skipped(run: RunView, watch: HookWatch) -> No
         make_hook(BEFORE_TOOL, hang, name="slow", kind="transform", timeout=TICK_TIMEOUT),
         make_hook(BEFORE_TOOL, append("after"), name="after", kind="transform"),
     )
-    folded = await fold(BEFORE_TOOL, registered, tool_call(run), watch)
+    folded = await fold_watched(BEFORE_TOOL, registered, tool_call(run), watch)
     assert dict(folded.event.args) == {"after": True}
     assert folded.votes[0].error == "timed out"
     assert_task_not_cancelled()
@@ -225,7 +254,7 @@ async def test_a_timeout_with_on_failure_raise_is_a_hook_error(
 ) -> None:
     hook = make_hook(BEFORE_TOOL, hang, name="slow", timeout=TICK_TIMEOUT, on_failure="raise")
     with pytest.raises(HookError, match="hook user:slow at before_tool: timed out"):
-        await fold(BEFORE_TOOL, (hook,), tool_call(run), watch)
+        await fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch)
     assert_task_not_cancelled()
     await asyncio.sleep(0)
 
@@ -238,7 +267,7 @@ async def test_a_blocking_sync_hook_that_overruns_times_out(run: RunView, watch:
 
     hook = make_hook(BEFORE_TOOL, stuck, name="stuck", blocking=True, timeout=TICK_TIMEOUT)
     try:
-        folded = await fold(BEFORE_TOOL, (hook,), tool_call(run), watch)
+        folded = await fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch)
     finally:
         release.set()
     assert folded.best.kind == "block"
@@ -256,7 +285,7 @@ async def test_a_blocking_sync_hook_runs_on_a_worker_thread(run: RunView, watch:
         return HookResult.modify(args={**event.args, "done": True})
 
     hook = make_hook(BEFORE_TOOL, work, kind="transform", blocking=True, timeout=5.0)
-    folded = await fold(BEFORE_TOOL, (hook,), tool_call(run), watch)
+    folded = await fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch)
     assert dict(folded.event.args) == {"done": True}
     assert threads != [threading.get_ident()]
     assert folded.votes[0].error is None
@@ -270,7 +299,7 @@ async def test_hooks_that_finish_in_time_are_unaffected(run: RunView, watch: Hoo
     registered = tuple(
         make_hook(BEFORE_TOOL, quick, name=f"quick{i}", timeout=1.0) for i in range(3)
     )
-    folded = await fold(BEFORE_TOOL, registered, tool_call(run), watch)
+    folded = await fold_watched(BEFORE_TOOL, registered, tool_call(run), watch)
     assert folded.outcome == "context"
     assert folded.contexts == ["fine"] * 3
     assert [vote.error for vote in folded.votes] == [None] * 3
@@ -289,7 +318,7 @@ async def test_timeouts_in_a_row_leave_later_hooks_alone(run: RunView, watch: Ho
         make_hook(BEFORE_TOOL, hang, name="b", kind="observer", timeout=TICK_TIMEOUT),
         make_hook(BEFORE_TOOL, patient, name="c", timeout=5.0),
     )
-    folded = await fold(BEFORE_TOOL, registered, tool_call(run), watch)
+    folded = await fold_watched(BEFORE_TOOL, registered, tool_call(run), watch)
     assert [(v.hook, v.error) for v in folded.votes] == [
         ("user:a", "timed out"),
         ("user:b", "timed out"),
@@ -311,7 +340,7 @@ async def test_an_always_hook_runs_after_a_timeout_block(run: RunView, watch: Ho
         make_hook(BEFORE_TOOL, hang, name="slow", timeout=TICK_TIMEOUT),
         make_hook(BEFORE_TOOL, audit, name="audit", tier="audit", kind="observer", always=True),
     )
-    folded = await fold(BEFORE_TOOL, registered, tool_call(run), watch)
+    folded = await fold_watched(BEFORE_TOOL, registered, tool_call(run), watch)
     assert folded.best.kind == "block"
     assert seen == ["block"]
 
@@ -324,26 +353,66 @@ async def test_an_outside_cancel_of_a_hung_hook_propagates(run: RunView, watch: 
         return await hang(event)
 
     hook = make_hook(BEFORE_TOOL, hang_here, name="slow", timeout=5.0)
-    task = asyncio.create_task(fold(BEFORE_TOOL, (hook,), tool_call(run), watch))
+    task = asyncio.create_task(fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch))
     await entered.wait()
-    assert task in watch.active
+    await asyncio.sleep(TICK_TIMEOUT / 2)  # the watchdog looks at the waiting hook meanwhile
+    assert task.cancelling() == 0, "a hook within its timeout is left alone"
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert watch.active == {}
-    assert watch.expired == set()
+    await assert_watch_still_works(run, watch)
 
 
 async def test_an_outside_cancel_racing_a_timeout_still_propagates(
     run: RunView, watch: HookWatch
 ) -> None:
     hook = make_hook(BEFORE_TOOL, hang, name="slow", timeout=TICK_TIMEOUT)
-    task = asyncio.create_task(fold(BEFORE_TOOL, (hook,), tool_call(run), watch))
-    # The watchdog's cancel reaches the task one loop iteration after it marks it expired;
-    # polling each iteration sees the mark first, so both cancellations land before the task
-    # resumes. An Event cannot express "within the same iteration", hence the noqa.
-    while task not in watch.expired:  # noqa: ASYNC110
+    task = asyncio.create_task(fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch))
+    # `task.cancel()` counts a request at once, but the CancelledError reaches the task only
+    # when it next runs; polling each iteration sees the watchdog's request first, so ours
+    # lands before the task resumes. An Event cannot express "within the same iteration",
+    # hence the noqa.
+    while task.cancelling() == 0:  # noqa: ASYNC110
         await asyncio.sleep(0)
     task.cancel()
+    assert task.cancelling() == 2, "both cancellations are pending"
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_a_hook_that_swallows_its_timeout_leaves_later_timeouts_armed(
+    run: RunView, watch: HookWatch
+) -> None:
+    async def stubborn(_event: ToolCallEvent) -> HookResult:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:  # bad manners, but it must not disarm later hooks
+            return HookResult.context("gave up")
+        raise AssertionError("unreachable: nothing sets the event")
+
+    async def two_folds() -> Any:
+        stubborn_hook = make_hook(BEFORE_TOOL, stubborn, name="stubborn", timeout=TICK_TIMEOUT)
+        await fold_watched(BEFORE_TOOL, (stubborn_hook,), tool_call(run), watch)
+        assert_task_not_cancelled()
+        slow = make_hook(BEFORE_TOOL, hang, name="slow", timeout=TICK_TIMEOUT)
+        return await fold_watched(BEFORE_TOOL, (slow,), tool_call(run), watch)
+
+    # its own task, bounded: were the second hook never timed out, this would hang
+    folded = await asyncio.wait_for(two_folds(), 10 * TICK_TIMEOUT)
+    assert folded.best.kind == "block"
+    assert folded.votes[0].error == "timed out"
+
+
+async def test_a_hook_called_fold_after_fold_gets_its_whole_timeout_each_time(
+    run: RunView, watch: HookWatch
+) -> None:
+    async def steady(_event: ToolCallEvent) -> HookResult:
+        await asyncio.sleep(0.07)
+        return HookResult.context("done")
+
+    hook = make_hook(BEFORE_TOOL, steady, name="steady", timeout=0.1)
+    errors = []
+    for _ in range(3):  # back to back, as for tool calls that return at once
+        folded = await fold_watched(BEFORE_TOOL, (hook,), tool_call(run), watch)
+        errors.append(folded.votes[0].error)
+    assert errors == [None, None, None]

@@ -10,7 +10,9 @@ DESIGN §2 predicts the outcome, and the two must agree:
 - after the first block/stop only `always` hooks run, and they see the final decision;
 - contexts, event changes and metadata patches count only from hooks that ran before the fold
   became final; each hook sees the event as changed by the ones before it; metadata patches
-  merge in order, later keys winning.
+  merge in order, later keys winning;
+- a fold in which no hook voted returns None, which stands for: outcome proceed, the event
+  unchanged, no contexts, no metadata, no asks.
 """
 
 from __future__ import annotations
@@ -238,7 +240,11 @@ def predict(case: Case, specs: list[Spec]) -> Expected:
     return out
 
 
-def run_fold(case: Case, specs: list[Spec]) -> tuple[Folded[Any], list[Seen], dict[int, Any]]:
+def run_fold(
+    case: Case, specs: list[Spec]
+) -> tuple[Folded[Any] | None, Any, list[Seen], dict[int, Any]]:
+    """Fold the hooks `specs` describe; returns the fold, the original event and what the
+    hooks saw and returned."""
     seen: list[Seen] = []
     results: dict[int, Any] = {}
 
@@ -263,15 +269,22 @@ def run_fold(case: Case, specs: list[Spec]) -> tuple[Folded[Any], list[Seen], di
     )
     event = case.make_event(RunView(RunState(run_id="prop")))
     folded = asyncio.run(fold(case.point, registry.at(case.point), event, None))
-    return folded, seen, results
+    return folded, event, seen, results
 
 
 def check_fold(case: Case, hook_specs: list[Spec]) -> None:
-    folded, seen, results = run_fold(case, hook_specs)
+    returned, event, seen, results = run_fold(case, hook_specs)
     expected = predict(case, hook_specs)
 
     assert [entry.index for entry in seen] == expected.ran
-    assert folded.ran == len(expected.ran)
+    assert (returned is None) == (not expected.votes), "None exactly when no hook voted"
+    if returned is None:
+        # No votes: proceed, the event unchanged, no contexts, no metadata (`ran` is not
+        # reported; which hooks ran is checked through `seen` above).
+        folded = Folded(event=event)
+    else:
+        folded = returned
+        assert folded.ran == len(expected.ran)
     for entry in seen:
         trail, decider = expected.seen[entry.index]
         assert entry.trail == trail, f"hook {entry.index} saw a stale event"
@@ -335,8 +348,13 @@ def test_metadata_patches_merge_in_order(patches: list[dict[str, int]]) -> None:
     )
     event = CASES[3].make_event(RunView(RunState()))
     folded = asyncio.run(fold(ON_ERROR, hooks, event, None))
+    if not patches:
+        assert folded is None, "no hooks, no votes"
+        return
     merged: dict[str, int] = {}
     for patch in patches:
         merged.update(patch)
-    assert folded.metadata == (merged or None)
-    assert folded.outcome == ("modify" if patches else "proceed")
+    assert folded is not None
+    assert folded.metadata == merged
+    assert folded.outcome == "modify"
+    assert folded.event is event, "metadata merges into the fold, not the event"

@@ -92,6 +92,8 @@ async def fold(  # noqa: C901, PLR0912  # one frame: a helper call is paid per h
                     if watch is not None and watch.timed_out(_task()):
                         raise HookTimeout(hook.id) from None
                     raise
+                if watch is not None and watch.expired and watch.timed_out(_task()):
+                    raise HookTimeout(hook.id)  # the hook swallowed the watchdog's cancel
         except HookTimeout as exc:
             error: BaseException | None = exc
             result = _on_failure(hook, point, f"timed out after {hook.timeout} s", exc)

@@ -56,14 +56,17 @@ def awaited_hook(task: asyncio.Task[Any], watch: object) -> tuple[Any, object] |
 
 @final
 class HookWatch:
-    __slots__ = ("_expired", "_runner", "_seen", "_tasks", "_tick")
+    __slots__ = ("_runner", "_seen", "_tasks", "_tick", "expired")
 
     def __init__(self, tick: float) -> None:
         self._tick = tick
         self._runner: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._seen: dict[asyncio.Task[Any], tuple[int, float]] = {}
-        self._expired: set[asyncio.Task[Any]] = set()
+        self._seen: dict[asyncio.Task[Any], tuple[object, float]] = {}
+        """task → (the awaited object, when first seen); the object itself, not its id, so
+        a new wait can never be mistaken for a finished one at the same address."""
+        self.expired: set[asyncio.Task[Any]] = set()
+        """Tasks the watchdog cancelled, until the fold has dealt with it."""
 
     def track(self, task: asyncio.Task[Any]) -> None:
         """Watch a task that folds hooks (idempotent and cheap)."""
@@ -74,9 +77,9 @@ class HookWatch:
 
     def timed_out(self, task: asyncio.Task[Any]) -> bool:
         """After a CancelledError: was it ours alone? Clears our share of the cancel."""
-        if task not in self._expired:
+        if task not in self.expired:
             return False
-        self._expired.discard(task)
+        self.expired.discard(task)
         self._seen.pop(task, None)
         task.uncancel()
         return task.cancelling() == 0
@@ -104,13 +107,13 @@ class HookWatch:
     def _check(self, task: asyncio.Task[Any], now: float) -> None:
         found = awaited_hook(task, self)
         timeout = getattr(found[0], "timeout", None) if found is not None else None
-        if found is None or timeout is None or task in self._expired:
+        if found is None or timeout is None or task in self.expired:
             self._seen.pop(task, None)
             return
-        key = id(found[1])
+        awaited = found[1]
         seen = self._seen.get(task)
-        if seen is None or seen[0] != key:
-            self._seen[task] = (key, now)
+        if seen is None or seen[0] is not awaited:
+            self._seen[task] = (awaited, now)
         elif now - seen[1] > timeout:
-            self._expired.add(task)
+            self.expired.add(task)
             task.cancel()
