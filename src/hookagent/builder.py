@@ -8,21 +8,12 @@ owners. Limits and the error policy are capabilities too, installed by default a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Self, TypeVar, final
+from typing import Any, Self, TypeVar, Unpack, final
 
 from hookagent.agent import Agent
 from hookagent.capability import Capability
 from hookagent.errors import ConfigError
-from hookagent.hooks.hook import (
-    DEFAULT_HOOK_TIMEOUT,
-    Hook,
-    HookFn,
-    HookKind,
-    OnFailure,
-    Tier,
-    make_hook,
-)
-from hookagent.hooks.matchers import MatchSpec
+from hookagent.hooks.hook import Hook, HookFn, HookOptions, make_hook
 from hookagent.hooks.points import HookPoint
 from hookagent.hooks.registry import HookRegistry
 from hookagent.kernel.context import Budgets
@@ -96,41 +87,14 @@ class AgentBuilder:
         self._capabilities.append(capability.name)
         return self
 
-    def on(
-        self,
-        point: HookPoint[E],
-        fn: HookFn,
-        *,
-        match: MatchSpec = None,
-        name: str | None = None,
-        priority: int = 0,
-        tier: Tier = "default",
-        kind: HookKind = "guard",
-        timeout: float | None = DEFAULT_HOOK_TIMEOUT,
-        on_failure: OnFailure | None = None,
-        always: bool = False,
-        blocking: bool = False,
-    ) -> Self:
-        """Register `fn` at `point`."""
+    def on(self, point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Self:
+        """Register `fn` at `point`; `options` as for `make_hook` (match, priority, tier,
+        kind, timeout, on_failure, always, blocking, quiet, name)."""
         if not isinstance(point, HookPoint):
             raise ConfigError(
                 f"{point!r} is not a hook point (use e.g. hookagent.BEFORE_TOOL)", key="on"
             )
-        self._hooks.append(
-            make_hook(
-                point,
-                fn,
-                match=match,
-                name=name,
-                priority=priority,
-                tier=tier,
-                kind=kind,
-                timeout=timeout,
-                on_failure=on_failure,
-                always=always,
-                blocking=blocking,
-            )
-        )
+        self._hooks.append(make_hook(point, fn, **options))
         return self
 
     def hook(self, hook: Hook[Any]) -> Self:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, Unpack
 
-from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.hook import Hook, HookOptions, make_hook
 from hookagent.hooks.points import HookPoint
 from hookagent.tools.base import Tool
 
@@ -21,11 +21,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 _MARK: Final = "__hookagent_hooks__"
 
 
-def hook(point: HookPoint[Any], **options: Any) -> Callable[[F], F]:
+def hook(point: HookPoint[Any], **options: Unpack[HookOptions]) -> Callable[[F], F]:
     """Mark a method as a hook at `point`; `options` are those of `make_hook`."""
 
     def mark(fn: F) -> F:
-        marks: list[tuple[HookPoint[Any], dict[str, Any]]] = getattr(fn, _MARK, [])
+        marks: list[tuple[HookPoint[Any], HookOptions]] = getattr(fn, _MARK, [])
         marks.append((point, options))
         setattr(fn, _MARK, marks)
         return fn

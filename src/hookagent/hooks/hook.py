@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, TypeAlias, TypeVar, final
+from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, Unpack, final
 
 from hookagent.errors import ConfigError
 from hookagent.hooks.matchers import Matcher, MatchSpec, compile_matcher
@@ -21,6 +21,7 @@ __all__ = [
     "Hook",
     "HookFn",
     "HookKind",
+    "HookOptions",
     "OnFailure",
     "TIERS",
     "Tier",
@@ -90,7 +91,28 @@ class Hook(Generic[E]):
         return (TIERS[self.tier], -self.priority)
 
 
-def make_hook(
+class HookOptions(TypedDict, total=False):
+    """How a hook runs; shared by `make_hook`, `AgentBuilder.on` and `@hook`."""
+
+    match: MatchSpec
+    name: str | None
+    source: str
+    priority: int
+    tier: Tier
+    kind: HookKind
+    timeout: float | None
+    on_failure: OnFailure | None
+    always: bool
+    blocking: bool
+    quiet: bool
+
+
+def make_hook(point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Hook[E]:
+    """Check a hook's settings against its point and freeze them."""
+    return _build(point, fn, **options)
+
+
+def _build(
     point: HookPoint[E],
     fn: HookFn,
     *,
@@ -106,7 +128,6 @@ def make_hook(
     blocking: bool = False,
     quiet: bool = False,
 ) -> Hook[E]:
-    """Check a hook's settings against its point and freeze them."""
     label = name or getattr(fn, "__name__", None) or type(fn).__name__
     where = f"hook {source}:{label} at {point.name}"
     if not callable(fn):

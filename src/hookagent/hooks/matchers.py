@@ -17,7 +17,7 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias, final, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeAlias, final, runtime_checkable
 
 from hookagent.errors import ConfigError
 
@@ -93,11 +93,12 @@ class _Predicate:
         return getattr(self.fn, "__qualname__", repr(self.fn))
 
 
-@final
-class AnyOf:
-    """Matches when any part matches; with no parts, matches everything."""
+class _Composite:
+    """Parts compiled once; with no parts, matches everything."""
 
     __slots__ = ("parts",)
+    any_part: ClassVar[bool]
+    """True: any part must match (AnyOf); False: every part (AllOf)."""
 
     def __init__(self, *specs: MatchSpec) -> None:
         self.parts = tuple(compile_matcher(spec) or _Everything() for spec in specs)
@@ -107,30 +108,29 @@ class AnyOf:
         return any(part.uses_subject for part in self.parts)
 
     def accepts(self, subject: str | None, event: Any, /) -> bool:
-        return not self.parts or any(part.accepts(subject, event) for part in self.parts)
+        if not self.parts:
+            return True
+        results = (part.accepts(subject, event) for part in self.parts)
+        return any(results) if self.any_part else all(results)
 
     def __repr__(self) -> str:
-        return f"AnyOf({', '.join(map(repr, self.parts))})"
+        return f"{type(self).__name__}({', '.join(map(repr, self.parts))})"
 
 
 @final
-class AllOf:
-    """Matches when every part matches; with no parts, matches everything."""
+class AnyOf(_Composite):
+    """Matches when any part matches."""
 
-    __slots__ = ("parts",)
+    __slots__ = ()
+    any_part = True
 
-    def __init__(self, *specs: MatchSpec) -> None:
-        self.parts = tuple(compile_matcher(spec) or _Everything() for spec in specs)
 
-    @property
-    def uses_subject(self) -> bool:
-        return any(part.uses_subject for part in self.parts)
+@final
+class AllOf(_Composite):
+    """Matches when every part matches."""
 
-    def accepts(self, subject: str | None, event: Any, /) -> bool:
-        return all(part.accepts(subject, event) for part in self.parts)
-
-    def __repr__(self) -> str:
-        return f"AllOf({', '.join(map(repr, self.parts))})"
+    __slots__ = ()
+    any_part = False
 
 
 @final
