@@ -2,40 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, final, overload
+from typing import Any, final
 
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.points import HookPoint
 from hookagent.kernel.records import StepRecord, ToolExecution
 from hookagent.kernel.state import RunState, RunStatus
+from hookagent.kernel.view import ListView
 from hookagent.usage import Usage
 
 __all__ = ["DecisionLog", "RunResult"]
 
 
 @final
-class DecisionLog(Sequence[Decision]):
+class DecisionLog(ListView[Decision]):
     """The run's decisions in order, with filters for the questions people ask."""
 
-    __slots__ = ("_items",)
-
-    def __init__(self, items: Sequence[Decision]) -> None:
-        self._items = tuple(items)
-
-    @overload
-    def __getitem__(self, index: int) -> Decision: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Decision]: ...
-    def __getitem__(self, index: int | slice) -> Decision | Sequence[Decision]:
-        return self._items[index]
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __iter__(self) -> Iterator[Decision]:
-        return iter(self._items)
+    __slots__ = ()
 
     def at(self, point: HookPoint[Any] | str) -> list[Decision]:
         name = point if isinstance(point, str) else point.name

@@ -21,7 +21,6 @@ __all__ = ["ListView", "RunView"]
 T = TypeVar("T")
 
 
-@final
 class ListView(Sequence[T]):
     """A read-only window onto a list that keeps growing."""
 
