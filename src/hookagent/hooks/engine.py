@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from time import perf_counter
-from typing import Any, Generic, TypeVar, cast, final
+from typing import Any, Generic, TypeGuard, TypeVar, cast, final
 
 from hookagent.errors import HookError
 from hookagent.hooks.decision import NO_CHANGES, Vote, diff
@@ -42,8 +42,6 @@ class Folded(Generic[E]):
     metadata: dict[str, Any] | None = None
     asks: list[tuple[str, AskSpec]] = field(default_factory=list[tuple[str, AskSpec]])
     modified_by: str | None = None
-    loud: bool = False
-    """Some vote came from a hook that is not `quiet`."""
     ran: int = 0
     duration: float = 0.0
 
@@ -58,10 +56,13 @@ class Folded(Generic[E]):
 
 
 @watch_frames_of
-async def fold(  # noqa: C901, PLR0912  # one frame: a helper call is paid per hook
+async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is paid per hook
     point: HookPoint[E], hooks: tuple[Hook[E], ...], event: E, watch: HookWatch | None
-) -> Folded[E] | None:
-    """Run `hooks` (ordered, all registered at `point`) over `event`; None if none voted.
+) -> Folded[E] | HookResult | None:
+    """Run `hooks` (ordered, all registered at `point`) over `event`.
+
+    Returns None if no hook voted, the outcome alone (a `HookResult`) if only quiet hooks
+    voted and routinely (nothing to record), and otherwise the whole `Folded` record.
 
     The loop body is the hot path of every step: a hook that returns None costs its call
     and a matcher check; timeouts are watched from outside (see `watch.py`).
@@ -70,6 +71,8 @@ async def fold(  # noqa: C901, PLR0912  # one frame: a helper call is paid per h
     out: Folded[E] | None = None
     final = False
     skipped = 0  # counted on the path that calls nothing, so `ran` is free for the rest
+    quiet: HookResult | None = None  # the strongest routine vote of quiet hooks, and whose
+    quiet_by: str | None = None
     start = mark = perf_counter()
     for hook in hooks:  # the watchdog reads `hook` and `watch` from this frame: keep the names
         fn, mode, matcher, always = hook.plan
@@ -103,20 +106,36 @@ async def fold(  # noqa: C901, PLR0912  # one frame: a helper call is paid per h
         else:
             if result is None:
                 continue
+            if hook.quiet and out is None and _routine(result, hook):
+                if quiet is None or result.rank > quiet.rank:
+                    quiet, quiet_by = result, hook.id
+                continue
             error = None
         # a vote's duration runs from the previous vote (or the fold's start)
         now = perf_counter()
         if out is None:
-            out = Folded(event=event)
+            out = Folded(event=event, best=quiet or PROCEED, decided_by=quiet_by)
         out.votes.append(_apply(point, hook, out, result, final, now - mark, error))
-        out.loud = out.loud or not hook.quiet or error is not None
         event = out.event
         mark = now
         final = out.best.is_final
-    if out is not None:
-        out.ran = len(hooks) - skipped
-        out.duration = perf_counter() - start
+    if out is None:
+        return quiet
+    out.ran = len(hooks) - skipped
+    out.duration = perf_counter() - start
     return out
+
+
+def _routine(result: object, hook: Hook[Any]) -> TypeGuard[HookResult]:
+    """A quiet hook's vote that needs no record: proceed or continue, nothing attached."""
+    return (
+        isinstance(result, HookResult)
+        and result.kind in ("proceed", "continue")
+        and result.kind in hook.allowed
+        and not result.changes
+        and not result.contexts
+        and result.message is None
+    )
 
 
 def _task() -> asyncio.Task[Any]:

@@ -34,7 +34,7 @@ E = TypeVar("E")
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)  # identity: points are singletons
 class HookPoint(Generic[E]):
     name: str
     event_type: type[E]

@@ -26,38 +26,40 @@ class HookRegistry:
     __slots__ = ("_cache", "_entries", "_seq")
 
     def __init__(self, hooks: Iterable[Hook[Any]] = ()) -> None:
-        self._entries: dict[str, list[tuple[int, int, int, Hook[Any]]]] = {}
-        self._cache: dict[str, tuple[Hook[Any], ...]] = {}
+        self._entries: dict[HookPoint[Any], list[tuple[int, int, int, Hook[Any]]]] = {}
+        self._cache: dict[HookPoint[Any], tuple[Hook[Any], ...]] = {}
         self._seq = 0
         for hook in hooks:
             self.add(hook)
 
     def add(self, hook: Hook[Any]) -> None:
         tier, neg_priority = hook.sort_key
-        entries = self._entries.setdefault(hook.point.name, [])
+        entries = self._entries.setdefault(hook.point, [])
         self._seq += 1
         bisect.insort(entries, (tier, neg_priority, self._seq, hook), key=_order)
-        self._refresh(hook.point.name, entries)
+        self._refresh(hook.point, entries)
 
     def remove(self, predicate: Any) -> int:
         """Drop every hook for which `predicate(hook)` is true; returns how many."""
         removed = 0
-        for name, entries in self._entries.items():
+        for point, entries in self._entries.items():
             kept = [entry for entry in entries if not predicate(entry[3])]
             removed += len(entries) - len(kept)
             entries[:] = kept
-            self._refresh(name, entries)
+            self._refresh(point, entries)
         return removed
 
-    def _refresh(self, name: str, entries: list[tuple[int, int, int, Hook[Any]]]) -> None:
-        self._cache[name] = tuple(entry[3] for entry in entries)
+    def _refresh(
+        self, point: HookPoint[Any], entries: list[tuple[int, int, int, Hook[Any]]]
+    ) -> None:
+        self._cache[point] = tuple(entry[3] for entry in entries)
 
-    def snapshot(self) -> Mapping[str, tuple[Hook[Any], ...]]:
-        """Point name → ordered hooks: a live read-only view for the call path."""
+    def snapshot(self) -> Mapping[HookPoint[Any], tuple[Hook[Any], ...]]:
+        """Point → ordered hooks: a live read-only view for the call path."""
         return MappingProxyType(self._cache)
 
     def at(self, point: HookPoint[E]) -> tuple[Hook[E], ...]:
-        return self._cache.get(point.name, _EMPTY)
+        return self._cache.get(point, _EMPTY)
 
     def __iter__(self) -> Iterator[Hook[Any]]:
         for entries in self._entries.values():

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Callable
 from typing import Any, Final, TypeVar, final
 
 from hookagent.errors import ApprovalError
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.engine import Folded, fold
 from hookagent.hooks.events import NotificationEvent
+from hookagent.hooks.hook import Hook
 from hookagent.hooks.points import NOTIFICATION, HookPoint
 from hookagent.hooks.registry import HookRegistry
 from hookagent.hooks.result import PROCEED, HookResult
@@ -33,7 +35,16 @@ NO_DECISION: Final = Decision(point="", run_id="", step=0, call_id=None, outcome
 
 @final
 class Dispatcher:
-    __slots__ = ("_approver", "_by_point", "_emit", "_registry", "_state", "_watch", "view")
+    __slots__ = (
+        "_approver",
+        "_by_point",
+        "_emit",
+        "_registry",
+        "_state",
+        "_watch",
+        "view",
+        "wants",
+    )
 
     def __init__(
         self,
@@ -47,26 +58,24 @@ class Dispatcher:
     ) -> None:
         self._registry = registry
         self._by_point = registry.snapshot()
+        self.wants: Callable[[HookPoint[Any]], tuple[Hook[Any], ...] | None] = self._by_point.get
+        """Truthy if any hook listens at a point; the kernel skips building events nobody
+        would see. (A bound `dict.get`: this runs several times per step.)"""
         self._state = state
         self.view = view
         self._approver = approver
         self._emit = emit
         self._watch = watch
 
-    def wants(self, point: HookPoint[Any]) -> bool:
-        """Whether any hook is registered at `point`; the kernel skips building events
-        nobody would see."""
-        return bool(self._by_point.get(point.name))
-
     async def fire(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
-        hooks = self._by_point.get(point.name)
+        hooks = self._by_point.get(point)
         if not hooks:
             return NO_DECISION, event
         folded = await fold(point, hooks, event, self._watch)
         if folded is None:
             return NO_DECISION, event
-        if not folded.loud and _routine(folded):
-            return _ROUTINE[folded.best.kind], folded.event
+        if isinstance(folded, HookResult):  # only quiet hooks voted, routinely
+            return _ROUTINE[folded.kind], event
         answer = await self._settle(point, folded) if folded.best.kind == "ask" else None
         decision = self._record(point, folded, answer)
         return decision, folded.event
@@ -163,17 +172,6 @@ class Dispatcher:
                 f"a bool (question from hook {question.hook} at {question.point})"
             )
         return reply
-
-
-def _routine(folded: Folded[Any]) -> bool:
-    best = folded.best
-    return (
-        best.kind in ("proceed", "continue")
-        and best.message is None
-        and not folded.contexts
-        and folded.modified_by is None
-        and not folded.metadata
-    )
 
 
 _ROUTINE: Final = {
