@@ -91,3 +91,15 @@ async def test_a_run_result_serialises_to_json_for_the_cli() -> None:
     assert data["tool_calls"][0]["is_error"] is True
     assert data["decisions"][0]["decision"] == "block"
     assert data["decisions"][0]["hook"].startswith("user:")
+
+
+async def test_a_failing_stop_guard_ends_the_run_instead_of_forcing_more_steps() -> None:
+    b, model = builder(reply("done"), reply("unreached"))
+
+    def broken(event: h.StopEvent) -> None:
+        raise RuntimeError("checker crashed")
+
+    result = await b.on(h.STOP, broken, name="checker").build().run("go")
+    assert (result.status, result.stop_reason) == ("stopped", "guard")
+    assert "user:checker at stop failed: RuntimeError" in (result.stop_message or "")
+    assert model.remaining == 1

@@ -162,7 +162,7 @@ def _on_failure(
     if hook.on_failure == "raise":
         raise HookError(what, hook=hook.id, point=point.name) from exc
     if hook.on_failure == "block":
-        if point.accepts("block"):
+        if point.fail_closed == "block":
             return HookResult.block(message)
         return HookResult.stop(message, stop_reason="guard")
     log.warning("%s (failing open: the hook is %s)", message, _a(hook.kind))

@@ -46,6 +46,9 @@ class HookPoint(Generic[E]):
     """Whether `context` text reaches the model from here."""
     subject: str | None = None
     """The event field name matchers test (the tool name at tool points)."""
+    fail_closed: Kind = "stop"
+    """What a guard that raises or times out amounts to here: `block` refuses the action;
+    `stop` ends the run (where blocking would mean "keep going", as at stop)."""
 
     def __repr__(self) -> str:
         return f"HookPoint({self.name})"
@@ -62,6 +65,7 @@ def _point(
     decisions: tuple[Kind, ...] = ("stop",),
     feeds_model: bool = True,
     subject: str | None = None,
+    fail_closed: Kind | None = None,
 ) -> HookPoint[E]:
     return HookPoint(
         name=name,
@@ -70,6 +74,7 @@ def _point(
         decisions=frozenset(decisions),
         feeds_model=feeds_model,
         subject=subject,
+        fail_closed=fail_closed or ("block" if "block" in decisions else "stop"),
     )
 
 
@@ -107,7 +112,11 @@ AFTER_TOOL: Final = _point(
 AFTER_STEP: Final = _point("after_step", StepEndEvent)
 SHOULD_CONTINUE: Final = _point("should_continue", ContinueEvent, decisions=("continue", "stop"))
 STOP: Final = _point(
-    "stop", StopEvent, writable=("output", "metadata"), decisions=("block", "ask", "stop")
+    "stop",
+    StopEvent,
+    writable=("output", "metadata"),
+    decisions=("block", "ask", "stop"),
+    fail_closed="stop",
 )
 EXECUTION_END: Final = _point("execution_end", RunEvent, feeds_model=False)
 ON_ERROR: Final = _point(
@@ -120,6 +129,7 @@ SUBAGENT_STOP: Final = _point(
     writable=("output", "metadata"),
     decisions=("block", "stop"),
     subject="agent_type",
+    fail_closed="stop",
 )
 SESSION_START: Final = _point("session_start", RunEvent, subject="source")
 SESSION_END: Final = _point("session_end", RunEvent, feeds_model=False, subject="source")
