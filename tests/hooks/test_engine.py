@@ -579,7 +579,7 @@ async def test_fire_settles_an_ask_through_the_approver(state: RunState, run: Ru
         BEFORE_TOOL, tool_call(run, command="ls")
     )
     assert decision.answer == "approved"
-    assert decision.outcome == "proceed"
+    assert decision.outcome == "ask"  # recorded as asked, and let through
     assert [(q.hook, q.question, q.tool_name, q.call_id) for q in questions] == [
         ("user:<lambda>", "run ls?", "Bash", "c1")
     ]

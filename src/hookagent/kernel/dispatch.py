@@ -18,7 +18,7 @@ from hookagent.hooks.events import NotificationEvent
 from hookagent.hooks.hook import Hook
 from hookagent.hooks.points import NOTIFICATION, HookPoint
 from hookagent.hooks.registry import HookRegistry
-from hookagent.hooks.result import PROCEED, HookResult
+from hookagent.hooks.result import HookResult
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Answer, Approver, Question
 from hookagent.kernel.state import RunState
@@ -140,8 +140,7 @@ class Dispatcher:
                 folded.decided_by = hook_id
                 return f"denied by {answer.by}: {why}"
             answers.append(_describe(answer))
-        folded.best = PROCEED
-        return "; ".join(answers)
+        return "; ".join(answers)  # the outcome stays `ask`, which the kernel lets through
 
     async def _answer(self, question: Question) -> Answer:
         if self._approver is None:
