@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import hookagent as h
-from hookagent.testing import reply, tool_call
+from hookagent.testing import reply, tool_call, turn
 
 from .helpers import builder
 
@@ -22,7 +22,7 @@ async def test_an_illegal_decision_fails_the_run_naming_hook_and_point() -> None
     assert "user:bad_retry at before_tool" in (result.error or "")
     assert "`retry` is not a legal decision here" in (result.error or "")
     # the recorded state is intact and still serialisable
-    assert [m.role for m in result.state.messages] == ["user", "assistant"]
+    assert [m.role for m in result.state.messages] == ["user", "assistant", "tool"]
     assert h.RunState.from_json(result.state.to_json()).error == result.error
 
 
@@ -103,3 +103,17 @@ async def test_a_failing_stop_guard_ends_the_run_instead_of_forcing_more_steps()
     assert (result.status, result.stop_reason) == ("stopped", "guard")
     assert "user:checker at stop failed: RuntimeError" in (result.stop_message or "")
     assert model.remaining == 1
+
+
+async def test_a_hook_error_mid_batch_leaves_every_call_with_a_result() -> None:
+    b, _ = builder(
+        turn("", {"name": "echo", "args": {"text": "a"}}, {"name": "echo", "args": {"text": "b"}}),
+        reply("unreached"),
+    )
+    b.on(h.AFTER_TOOL, lambda e: h.HookResult.block("no"), name="bad_block")
+    result = await b.build().run("go")
+    assert result.status == "failed"
+    results = [m for m in result.state.messages if isinstance(m, h.ToolResultMessage)]
+    assert len(results) == 2 and results[0].call_id != results[1].call_id
+    assert all(m.is_error and m.content.startswith("Not run:") for m in results)
+    assert "bad_block" in results[0].content

@@ -32,14 +32,25 @@ class ToolExecutor:
         self._errors = errors
 
     async def run_all(self, ctx: RunContext, calls: tuple[ToolCall, ...]) -> list[ToolExecution]:
+        """Run the calls in order. Every call ends with a result in the conversation, even
+        when the run stops or a hook error aborts the batch, so it stays well-formed."""
         executions: list[ToolExecution] = []
-        for call in calls:
+        for index, call in enumerate(calls):
             if ctx.ended:
-                result = ToolResult.error("Not run: the run was stopped before this call.")
-                executions.append(self._record(ctx, call, call.args, result, blocked=True))
+                executions.append(self._skip(ctx, call, "the run was stopped before this call"))
                 continue
-            executions.append(await self.run_one(ctx, call))
+            try:
+                executions.append(await self.run_one(ctx, call))
+            except Exception as exc:
+                self._skip(ctx, call, f"{type(exc).__name__}: {exc}")
+                for rest in calls[index + 1 :]:
+                    self._skip(ctx, rest, "an earlier call in this turn failed")
+                raise
         return executions
+
+    def _skip(self, ctx: RunContext, call: ToolCall, why: str) -> ToolExecution:
+        result = ToolResult.error(f"Not run: {why}.")
+        return self._record(ctx, call, call.args, result, blocked=True)
 
     async def run_one(self, ctx: RunContext, call: ToolCall) -> ToolExecution:
         ctx.state.position.phase, ctx.state.position.call_id = "tool", call.id
