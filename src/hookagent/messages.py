@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, final
-
-from pydantic import Field, TypeAdapter
+from typing import Any, Literal, TypeAlias, final
 
 __all__ = [
     "AssistantMessage",
@@ -20,7 +18,6 @@ __all__ = [
     "ToolCall",
     "ToolResultMessage",
     "UserMessage",
-    "MESSAGES_ADAPTER",
 ]
 
 
@@ -70,9 +67,5 @@ class ToolResultMessage:
     role: Literal["tool"] = "tool"
 
 
-Message = Annotated[
-    SystemMessage | UserMessage | AssistantMessage | ToolResultMessage,
-    Field(discriminator="role"),
-]
-
-MESSAGES_ADAPTER: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+Message: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+"""Tagged by `role`; pydantic picks the member by its literal `role` when loading."""

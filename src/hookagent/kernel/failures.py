@@ -7,9 +7,8 @@ fails: an error nobody planned for is not silently ignored.
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Literal, final
-
-from pydantic import ValidationError
 
 from hookagent.errors import HookError, ModelError, ToolError
 from hookagent.hooks.events import ErrorClass, ErrorEvent
@@ -31,11 +30,16 @@ def classify(error: BaseException) -> ErrorClass:
         return "timeout" if error.status in (408, 504) else "model"
     if isinstance(error, TimeoutError | asyncio.TimeoutError):
         return "timeout"
-    if isinstance(error, ValidationError):
+    if _is_validation_error(error):
         return "validation"
     if isinstance(error, ToolError):
         return "tool"
     return "unknown"
+
+
+def _is_validation_error(error: BaseException) -> bool:
+    pydantic = sys.modules.get("pydantic")  # an error can only be pydantic's once it is loaded
+    return pydantic is not None and isinstance(error, pydantic.ValidationError)
 
 
 @final

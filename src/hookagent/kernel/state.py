@@ -8,20 +8,22 @@ later process can resume it.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from pydantic import TypeAdapter
+from typing import TYPE_CHECKING, Any, Literal
 
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.result import StopReason
 from hookagent.kernel.records import StepRecord
 from hookagent.messages import Message, UserMessage
 from hookagent.usage import Usage
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 __all__ = ["Position", "RunState", "RunStatus"]
 
@@ -88,7 +90,7 @@ class RunState:
 
     # -- persistence ------------------------------------------------------------------
     def to_json(self) -> str:
-        return _ADAPTER.dump_json(self, fallback=_fallback, warnings=False).decode()
+        return _adapter().dump_json(self, fallback=_fallback, warnings=False).decode()
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = json.loads(self.to_json())
@@ -96,7 +98,7 @@ class RunState:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RunState:
-        return _ADAPTER.validate_json(text)
+        return _adapter().validate_json(text)
 
 
 def _fallback(value: Any) -> Any:
@@ -106,4 +108,9 @@ def _fallback(value: Any) -> Any:
     return repr(value)
 
 
-_ADAPTER: TypeAdapter[RunState] = TypeAdapter(RunState)
+@functools.cache
+def _adapter() -> TypeAdapter[RunState]:
+    """Built on first use: building it costs more than importing hookagent."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(RunState)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast, get_type_hints, overload
-
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from typing import TYPE_CHECKING, Any, cast, get_type_hints, overload
 
 from hookagent.errors import ConfigError
 from hookagent.tools.base import ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 __all__ = ["FunctionTool", "tool"]
 
@@ -48,6 +49,8 @@ class FunctionTool:
         return f"FunctionTool({self.name!r})"
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
+        from pydantic import ValidationError
+
         try:
             parsed = self._args_model.model_validate(dict(args))
         except ValidationError as exc:
@@ -65,6 +68,8 @@ class FunctionTool:
 
 
 def _args_model_for(fn: ToolFn, tool_name: str) -> tuple[str | None, type[BaseModel]]:
+    from pydantic import BaseModel, ConfigDict, create_model  # lazily: keeps imports fast
+
     try:
         hints = get_type_hints(fn)
     except (NameError, TypeError) as exc:
