@@ -204,3 +204,13 @@ async def test_hooks_cannot_change_arguments_behind_the_records_back() -> None:
     result = await b.on(h.BEFORE_TOOL, sneaky, kind="observer").build().run("go")
     assert result.tool_calls[0].result.content == "hi"
     assert "TypeError" in (result.decisions.at(h.BEFORE_TOOL)[0].votes[0].error or "")
+
+
+async def test_calls_that_cannot_run_never_reach_tool_hooks() -> None:
+    b, _ = builder(turn("", {"name": "nope"}, {"name": "echo", "args": "{bad"}), reply("ok"))
+    seen: list[str] = []
+    b.on(h.BEFORE_TOOL, lambda e: seen.append(e.tool_name), kind="observer")
+    b.on(h.AFTER_TOOL, lambda e: seen.append(e.tool_name), kind="observer")
+    result = await b.build().run("go")
+    assert seen == []
+    assert [c.result.is_error for c in result.tool_calls] == [True, True]

@@ -135,7 +135,11 @@ def decision_line(decision: Decision) -> Text:
         line += Text(" by ") + Text(decision.hook, style="bold")
     details = [decision.reason] if decision.reason else []
     details += [change for vote in decision.votes for change in _changes(vote.changes)]
-    details += [f"{vote.hook} failed: {vote.error}" for vote in decision.votes if vote.error]
+    details += [
+        f"{vote.hook} failed: {vote.error}"
+        for vote in decision.votes
+        if vote.error and not (decision.reason and vote.error in decision.reason)
+    ]
     if details:
         line += Text(" — " + "; ".join(details))
     return line

@@ -57,6 +57,9 @@ class ToolExecutor:
         step = ctx.state.position.step
         if ctx.emit is not None:
             ctx.emit(ToolStarted(step, call.id, call.name, call.args))
+        invalid = _invalid(ctx, call)
+        if invalid is not None:  # nothing can run, so there is nothing for hooks to guard
+            return self._record(ctx, call, call.args, invalid)
         args: Mapping[str, Any] = call.args
         contexts: tuple[str, ...] = ()
         if ctx.hooks.wants(BEFORE_TOOL):
@@ -134,12 +137,7 @@ class ToolExecutor:
     async def _execute(
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
     ) -> ToolResult:
-        if call.parse_error is not None:
-            return ToolResult.error(f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
-        tool = ctx.tools.get(call.name)
-        if tool is None:
-            available = ", ".join(sorted(ctx.tools)) or "none"
-            return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {available}.")
+        tool = ctx.tools[call.name]
         while True:
             try:
                 return await tool(args, ToolContext(run=ctx.view, call=call))
@@ -183,6 +181,16 @@ class ToolExecutor:
         if ctx.emit is not None:
             ctx.emit(ToolFinished(ctx.state.position.step, execution))
         return execution
+
+
+def _invalid(ctx: RunContext, call: ToolCall) -> ToolResult | None:
+    """The error result for a call that names no tool or whose arguments did not parse."""
+    if call.name not in ctx.tools:
+        available = ", ".join(sorted(ctx.tools)) or "none"
+        return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {available}.")
+    if call.parse_error is not None:
+        return ToolResult.error(f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
+    return None
 
 
 def _with_context(result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:
