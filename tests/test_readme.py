@@ -23,3 +23,19 @@ def test_the_quickstart_runs_and_prints_what_it_says(capsys: pytest.CaptureFixtu
     exec(compile(python_blocks()[0], "README.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out == ["completed completed I will not.", "user:no_rm_rf"]
+
+
+def test_the_points_table_matches_the_points() -> None:
+    import hookagent as h
+
+    rows = re.findall(
+        r"^\| `([A-Z_ /`]+)` \| `\w+` \| ([^|]+) \| ([^|]+) \|", README.read_text(), re.M
+    )
+    documented: dict[str, set[str]] = {}
+    for names, _writable, decisions in rows:
+        legal = {word for word in re.findall(r"[a-z]+", decisions.split("(")[0])}
+        for name in re.findall(r"[A-Z_]+", names):
+            documented[name.lower()] = legal - {"no", "ignore", "context"}
+    assert set(documented) == {point.name for point in h.ALL_POINTS}
+    for point in h.ALL_POINTS:
+        assert documented[point.name] == set(point.decisions) - {"stop"}, point.name
