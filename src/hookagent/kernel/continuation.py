@@ -66,8 +66,7 @@ class ContinuationEvaluator:
     async def decide(self, ctx: RunContext) -> None:
         state = ctx.state
         state.position.phase = "continue"
-        last = state.steps[-1] if state.steps else None
-        calls = len(last.executions) if last is not None else 0
+        calls = state.steps.last_call_count()
         decision, _ = await ctx.hooks.fire(
             SHOULD_CONTINUE, ContinueEvent(run=ctx.view, step=state.position.step, tool_calls=calls)
         )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, final
+from typing import Any, final, overload
 
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.points import HookPoint
@@ -12,7 +13,32 @@ from hookagent.kernel.state import RunState, RunStatus
 from hookagent.kernel.view import ListView
 from hookagent.usage import Usage
 
-__all__ = ["DecisionLog", "RunResult"]
+__all__ = ["DecisionLog", "RunResult", "StepLog"]
+
+
+@final
+class StepLog(ListView[StepRecord]):
+    """The run's step records in order, read from its step table as they are asked for
+    (holding a result keeps no record objects). Compares and slices like the tuple it was."""
+
+    __slots__ = ()
+
+    @overload
+    def __getitem__(self, index: int) -> StepRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[StepRecord, ...]: ...
+    def __getitem__(self, index: int | slice) -> StepRecord | tuple[StepRecord, ...]:
+        if isinstance(index, slice):
+            return tuple(self._items[index])
+        return self._items[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StepLog | tuple):
+            return NotImplemented
+        return len(self) == len(other) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
 
 
 @final
@@ -46,7 +72,7 @@ class RunResult:
     stop_reason: str
     stop_message: str | None
     usage: Usage
-    steps: tuple[StepRecord, ...]
+    steps: Sequence[StepRecord]
     decisions: DecisionLog
     error: str | None
     state: RunState
@@ -59,7 +85,7 @@ class RunResult:
             stop_reason=state.stop_reason or "completed",
             stop_message=state.stop_message,
             usage=state.usage,
-            steps=tuple(state.steps),
+            steps=StepLog(state.steps),
             decisions=DecisionLog(state.decisions),
             error=state.error,
             state=state,

@@ -1,7 +1,8 @@
 """`RunState`: everything a run is, owned by the kernel and nobody else.
 
-Messages, steps and decisions are append-only lists, so a step costs the same at any history
-length; hooks read the state through `RunView` and change it only through their results.
+Messages, steps and decisions are append-only (steps as a `StepTable` of columns over the
+messages), so a step costs the same at any history length; hooks read the state through
+`RunView` and change it only through their results.
 The state round-trips through JSON (pydantic at this edge) so a store can persist it and a
 later process can resume it.
 """
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.result import StopReason
-from hookagent.kernel.records import StepRecord
+from hookagent.kernel.step_table import StepTable
 from hookagent.messages import Message, UserMessage
 from hookagent.usage import Usage
 
@@ -47,7 +48,8 @@ class RunState:
     session_id: str | None = None
     status: RunStatus = "running"
     messages: list[Message] = field(default_factory=list[Message])
-    steps: list[StepRecord] = field(default_factory=list[StepRecord])
+    steps: StepTable = field(default_factory=StepTable)
+    """Step records, built on read; a list of records given here is packed into a table."""
     decisions: list[Decision] = field(default_factory=list[Decision])
     usage: Usage = field(default_factory=Usage)
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])
@@ -61,6 +63,11 @@ class RunState:
     position: Position = field(default_factory=Position)
     stop_block_streak: int = 0
     """Consecutive stops refused by stop hooks; reset by a step that calls tools."""
+
+    def __post_init__(self) -> None:
+        """Point the step table at this run's messages (pydantic calls this when loading,
+        after it has read the steps as a list of records)."""
+        self.steps = StepTable.over(self.messages, self.steps)
 
     @property
     def step_count(self) -> int:

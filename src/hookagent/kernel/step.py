@@ -1,4 +1,8 @@
-"""StepRunner: before_step → inference → tool calls → record → after_step."""
+"""StepRunner: before_step → inference → tool calls → record → after_step.
+
+The step is recorded as columns in the state's `StepTable`; a `StepRecord` is built only for
+someone who will read it (an after_step hook, a stream consumer).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +14,10 @@ from hookagent.hooks.events import StepEndEvent, StepEvent
 from hookagent.hooks.points import AFTER_STEP, BEFORE_STEP
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.inference import Inference
-from hookagent.kernel.records import StepKind, StepRecord, ToolExecution
+from hookagent.kernel.step_table import NO_USAGE
 from hookagent.kernel.stream import ModelReplied, StepFinished, StepStarted
 from hookagent.kernel.tool_executor import ToolExecutor
 from hookagent.models.base import ModelResponse
-from hookagent.usage import Usage
 
 __all__ = ["StepRunner"]
 
@@ -41,20 +44,23 @@ class StepRunner:
             state.add_reminder(before.contexts)
         started, wall = perf_counter(), time.time()
         response, contexts = await self._inference.infer(ctx)
-        executions: list[ToolExecution] = []
+        at, calls = -1, 0
         if response is not None:
+            at = len(state.messages)
             state.messages.append(response.message)
             if ctx.emit is not None:
                 ctx.emit(ModelReplied(index, response))
             state.add_reminder(contexts)
-            if response.message.tool_calls and not ctx.ended:
-                executions = await self._tools.run_all(ctx, response.message.tool_calls)
+            tool_calls = response.message.tool_calls
+            if tool_calls and not ctx.ended:
+                await self._tools.run_all(ctx, tool_calls)
+                calls = len(tool_calls)
         elif ctx.ended:
             return
-        record = self._record(ctx, index, response, executions, wall, perf_counter() - started)
+        self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
         if ctx.hooks.wants(AFTER_STEP):
             after, _ = await ctx.hooks.fire(
-                AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=record)
+                AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=state.steps[-1])
             )
             if after.outcome == "stop":
                 state.stop_by(after)
@@ -62,46 +68,31 @@ class StepRunner:
 
     def record_failure(self, ctx: RunContext) -> None:
         """Record a step that raised before it could record itself."""
-        self._record(ctx, ctx.state.position.step, None, [], time.time(), 0.0)
+        self._record(ctx, ctx.state.position.step, None, -1, 0, time.time(), 0.0)
 
     def _record(
         self,
         ctx: RunContext,
         index: int,
         response: ModelResponse | None,
-        executions: list[ToolExecution],
+        at: int,
+        calls: int,
         started: float,
         duration: float,
-    ) -> StepRecord:
+    ) -> None:
+        """Close the step in the table: its reply is message `at`, and it ran the last
+        `calls` tool calls recorded (none when the model call failed)."""
         state = ctx.state
-        kind: StepKind
-        if response is None or any(e.result.is_error for e in executions):
-            kind = "error"
-        elif response.message.tool_calls:
-            kind = "tool_execution"
-        else:
-            kind = "final_response"
-        errors = tuple(e.result.content for e in executions if e.result.is_error)
         if response is None:
-            errors = (state.error or "the model call failed",)
-        record = StepRecord(
-            index=index,
-            kind=kind,
-            response=None if response is None else response.message,
-            executions=tuple(executions),
-            usage=response.usage if response is not None else Usage(),
-            started_at=started,
-            duration=duration,
-            errors=errors,
-        )
-        state.steps.append(record)
-        if response is not None:
+            failure = state.error or "the model call failed"
+            state.steps.append_step(index, -1, NO_USAGE, started, duration, 0, failure)
+        else:
+            state.steps.append_step(index, at, response.usage, started, duration, calls, None)
             state.usage = state.usage + response.usage
-            if not response.message.tool_calls:
+            if response.message.tool_calls:
+                state.stop_block_streak = 0
+            else:
                 state.output = response.message.content
-        if record.has_tool_calls:
-            state.stop_block_streak = 0
         ctx.tick()
         if ctx.emit is not None:
-            ctx.emit(StepFinished(record))
-        return record
+            ctx.emit(StepFinished(state.steps[-1]))

@@ -1,7 +1,8 @@
 """ToolExecutor: every tool call passes before_tool → tool → after_tool.
 
 Whatever goes wrong with a call (a block, an unknown tool, bad arguments, an exception) ends
-as an error result the model reads; only a `stop` or the error policy ends the run.
+as an error result the model reads; only a `stop` or the error policy ends the run. Each call
+is recorded as a row of the state's `StepTable`; a `ToolExecution` is built only for a stream.
 """
 
 from __future__ import annotations
@@ -31,46 +32,44 @@ class ToolExecutor:
     def __init__(self, errors: ErrorHandler) -> None:
         self._errors = errors
 
-    async def run_all(self, ctx: RunContext, calls: tuple[ToolCall, ...]) -> list[ToolExecution]:
-        """Run the calls in order. Every call ends with a result in the conversation, even
-        when the run stops or a hook error aborts the batch, so it stays well-formed."""
-        executions: list[ToolExecution] = []
+    async def run_all(self, ctx: RunContext, calls: tuple[ToolCall, ...]) -> None:
+        """Run the calls in order, recording one row each. Every call ends with a result in
+        the conversation, even when the run stops or a hook error aborts the batch, so it
+        stays well-formed."""
         for index, call in enumerate(calls):
             if ctx.ended:
-                executions.append(self._skip(ctx, call, "the run was stopped before this call"))
+                self._skip(ctx, call, "the run was stopped before this call")
                 continue
             try:
-                executions.append(await self.run_one(ctx, call))
+                await self.run_one(ctx, call)
             except Exception as exc:
                 self._skip(ctx, call, f"{type(exc).__name__}: {exc}")
                 for rest in calls[index + 1 :]:
                     self._skip(ctx, rest, "an earlier call in this turn failed")
                 raise
-        return executions
 
-    def _skip(self, ctx: RunContext, call: ToolCall, why: str) -> ToolExecution:
+    def _skip(self, ctx: RunContext, call: ToolCall, why: str) -> None:
         result = ToolResult.error(f"Not run: {why}.")
-        return self._record(ctx, call, call.args, result, blocked=True)
+        self._record(ctx, call, call.args, None, result, blocked=True)
 
-    async def run_one(self, ctx: RunContext, call: ToolCall) -> ToolExecution:
+    async def run_one(self, ctx: RunContext, call: ToolCall) -> None:
         ctx.state.position.phase, ctx.state.position.call_id = "tool", call.id
         step = ctx.state.position.step
         if ctx.emit is not None:
             ctx.emit(ToolStarted(step, call.id, call.name, call.args))
         invalid = _invalid(ctx, call)
         if invalid is not None:  # nothing can run, so there is nothing for hooks to guard
-            return self._record(ctx, call, call.args, invalid)
+            self._record(ctx, call, call.args, None, invalid)
+            return
         args: Mapping[str, Any] = call.args
+        proxy: Mapping[str, Any] | None = None
         contexts: tuple[str, ...] = ()
         if ctx.hooks.wants(BEFORE_TOOL):
+            proxy = MappingProxyType(call.args)  # changed only through `modify`
             before, event = await ctx.hooks.fire(
                 BEFORE_TOOL,
                 ToolCallEvent(
-                    run=ctx.view,
-                    step=step,
-                    call_id=call.id,
-                    tool_name=call.name,
-                    args=MappingProxyType(call.args),  # changed only through `modify`
+                    run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=proxy
                 ),
             )
             args, contexts = event.args, before.contexts
@@ -79,13 +78,15 @@ class ToolExecutor:
                     ctx.state.stop_by(before)
                 message = f"Tool call {call.name!r} was blocked by {before.hook}: {before.reason}"
                 result = _with_context(ToolResult.error(message), contexts)
-                return self._record(ctx, call, args, result, blocked=True)
+                self._record(ctx, call, args, proxy, result, blocked=True)
+                return
         started, wall = perf_counter(), time.time()
         result, attempts = await self._execute_with_hooks(ctx, call, args, contexts)
-        return self._record(
+        self._record(
             ctx,
             call,
             args,
+            proxy,
             result,
             started=wall,
             duration=perf_counter() - started,
@@ -156,31 +157,38 @@ class ToolExecutor:
         ctx: RunContext,
         call: ToolCall,
         args: Mapping[str, Any],
+        proxy: Mapping[str, Any] | None,
         result: ToolResult,
         *,
         blocked: bool = False,
         started: float = 0.0,
         duration: float = 0.0,
         attempts: int = 1,
-    ) -> ToolExecution:
-        execution = ToolExecution(
-            call_id=call.id,
-            name=call.name,
-            args=args,
-            result=result,
-            blocked=blocked,
-            started_at=started,
-            duration=duration,
-            attempts=attempts,
-        )
-        ctx.state.messages.append(
+    ) -> None:
+        """The result message for the model, and the call's row for the step's record.
+        `proxy` is the read-only view of `call.args` that hooks were shown, if any."""
+        state = ctx.state
+        messages = state.messages
+        messages.append(
             ToolResultMessage(
                 call_id=call.id, name=call.name, content=result.content, is_error=result.is_error
             )
         )
+        state.steps.append_call(
+            len(messages) - 1, call, args, proxy, result, blocked, started, duration, attempts
+        )
         if ctx.emit is not None:
-            ctx.emit(ToolFinished(ctx.state.position.step, execution))
-        return execution
+            execution = ToolExecution(
+                call_id=call.id,
+                name=call.name,
+                args=args,
+                result=result,
+                blocked=blocked,
+                started_at=started,
+                duration=duration,
+                attempts=attempts,
+            )
+            ctx.emit(ToolFinished(state.position.step, execution))
 
 
 def _invalid(ctx: RunContext, call: ToolCall) -> ToolResult | None:

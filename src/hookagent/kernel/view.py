@@ -22,11 +22,11 @@ T = TypeVar("T")
 
 
 class ListView(Sequence[T]):
-    """A read-only window onto a list that keeps growing."""
+    """A read-only window onto a sequence that keeps growing (a list, the step table)."""
 
     __slots__ = ("_items",)
 
-    def __init__(self, items: list[T]) -> None:
+    def __init__(self, items: Sequence[T]) -> None:
         self._items = items
 
     @overload
