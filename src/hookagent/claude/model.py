@@ -1,0 +1,180 @@
+"""The values the Claude Code hooks layer passes between its parts.
+
+Settings files become `HandlerSpec`s; running one gives a `ProcessOutcome`; reading its
+output for an event gives a `HandlerVerdict`; several verdicts merge into a `Combined`.
+Each part is a small module with one job; these types are their contracts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, final
+
+__all__ = [
+    "CLAUDE_EVENTS",
+    "Combined",
+    "Decision",
+    "HandlerSpec",
+    "HandlerVerdict",
+    "LoadedSettings",
+    "ProcessOutcome",
+    "SourceKind",
+    "SettingsSource",
+]
+
+SourceKind = Literal["managed", "user", "project", "local", "explicit", "plugin"]
+Decision = Literal["allow", "deny", "ask", "defer", "block", "none"]
+"""A handler's decision: PreToolUse/PermissionRequest speak allow/deny/ask/defer; events with
+a top-level `decision` speak block; `none` is no opinion."""
+
+CLAUDE_EVENTS: Final = frozenset(
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "PermissionRequest",
+        "PermissionDenied",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "Stop",
+        "StopFailure",
+        "SubagentStart",
+        "SubagentStop",
+        "SessionStart",
+        "SessionEnd",
+        "Setup",
+        "PreCompact",
+        "PostCompact",
+        "Notification",
+        "MessageDisplay",
+        "TaskCreated",
+        "TaskCompleted",
+        "TeammateIdle",
+        "InstructionsLoaded",
+        "ConfigChange",
+        "CwdChanged",
+        "DirectoryAdded",
+        "FileChanged",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "Elicitation",
+        "ElicitationResult",
+    }
+)
+"""Every event name Claude Code documents; others are unknown (a warning, not an error)."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsSource:
+    """Where handlers came from."""
+
+    path: str
+    kind: SourceKind
+    plugin_root: str | None = None
+    """For plugin hooks: the plugin's folder (substituted for ${CLAUDE_PLUGIN_ROOT})."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandlerSpec:
+    """One handler of one matcher group of one event, as configured."""
+
+    event: str
+    matcher: str | None
+    """The group's matcher string as written (None when absent)."""
+    type: str
+    """command | http | mcp_tool | prompt | agent (only command runs)."""
+    command: str | None = None
+    args: tuple[str, ...] | None = None
+    """Exec form: run `command` with these arguments, no shell."""
+    timeout: float | None = None
+    """Seconds, as configured; None means the event's default."""
+    if_rule: str | None = None
+    on_failure: Literal["continue", "block"] | None = None
+    run_async: bool = False
+    async_rewake: bool = False
+    shell: str | None = None
+    status_message: str | None = None
+    source: SettingsSource
+    where: str
+    """JSON path of the handler in its file, e.g. `hooks.PreToolUse[0].hooks[1]`."""
+
+    @property
+    def label(self) -> str:
+        """How records and errors name this handler."""
+        return f"{self.source.path}:{self.where}"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoadedSettings:
+    handlers: tuple[HandlerSpec, ...] = ()
+    """In merge order: managed, user, project, local, explicit (CLI) files, plugins; then
+    file order. Duplicates (same command string in several settings files) removed."""
+    warnings: tuple[str, ...] = ()
+    """Unknown events, unsupported handler types, ignored legacy forms: file and key named."""
+    files: tuple[str, ...] = ()
+    """The files read, in merge order."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProcessOutcome:
+    """What running one command handler produced."""
+
+    exit_code: int | None
+    """None when the process could not start or was killed for its timeout."""
+    stdout: str = ""
+    stderr: str = ""
+    duration_ms: float = 0.0
+    timed_out: bool = False
+    error: str | None = None
+    """Why it failed to start, or that it timed out; None otherwise."""
+    stdout_file: str | None = None
+    """Where the full stdout went when it exceeded the cap."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandlerVerdict:
+    """One handler's answer, read per the protocol for its event."""
+
+    decision: Decision = "none"
+    reason: str | None = None
+    """Why: the text that goes with a deny/block/ask (to the model or the user, per event)."""
+    updated_input: Mapping[str, Any] | None = None
+    updated_output: Any = None
+    additional_context: str | None = None
+    continue_: bool = True
+    stop_reason: str | None = None
+    system_message: str | None = None
+    failed: bool = False
+    """A failure in the sense of `onFailure`: could not start, timed out, exit code other
+    than 0/2, invalid or schema-failing JSON."""
+    error: str | None = None
+    """What went wrong, for the user: a non-blocking error notice."""
+    extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    """Event-specific fields (e.g. PermissionRequest `updatedPermissions`, `interrupt`;
+    SessionStart `initialUserMessage`)."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Combined:
+    """The verdicts of every handler that ran for one event, merged."""
+
+    decision: Decision = "none"
+    reason: str | None = None
+    updated_input: Mapping[str, Any] | None = None
+    updated_output: Any = None
+    additional_context: tuple[str, ...] = ()
+    continue_: bool = True
+    stop_reason: str | None = None
+    system_messages: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    conflicts: tuple[str, ...] = ()
+    """Notes on disagreements resolved by merge order (several `updatedInput`s)."""
+    extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
