@@ -1,4 +1,4 @@
-"""Hook points as data: the 19 points, their events, writable fields and legal decisions."""
+"""Hook points as data: the 20 points, their events, writable fields and legal decisions."""
 
 from __future__ import annotations
 
@@ -30,15 +30,17 @@ NAMES = (
     "session_end",
     "before_compact",
     "after_compact",
+    "permission_request",
     "notification",
 )
 
 # DESIGN §2: where each decision besides proceed/modify/context is legal.
 BLOCK_AT = {"before_tool", "user_prompt", "stop", "subagent_stop", "before_compact"}
+BLOCK_AT |= {"permission_request"}  # refusing on the human's behalf, as Claude Code's hooks can
 ASK_AT = {name for name in NAMES if name.startswith("before_")} | {"stop"}
 RETRY_AT = {"after_inference", "after_tool", "on_error"}
 CONTINUE_AT = {"should_continue", "on_error"}
-SILENT = {"execution_end", "on_error", "notification"}
+SILENT = {"execution_end", "on_error", "notification", "permission_request"}
 """Points whose `context` never reaches the model (the brief's minimum; more may exist)."""
 
 
@@ -46,9 +48,9 @@ def point_params() -> list[Any]:
     return [pytest.param(point, id=point.name) for point in ALL_POINTS]
 
 
-def test_all_nineteen_points_exist_in_loop_order() -> None:
+def test_all_points_exist_in_loop_order() -> None:
     assert tuple(point.name for point in ALL_POINTS) == NAMES
-    assert len({point.name for point in ALL_POINTS}) == 19
+    assert len({point.name for point in ALL_POINTS}) == 20
 
 
 def test_points_by_name_indexes_all_points() -> None:
@@ -81,7 +83,7 @@ def test_the_subject_is_a_string_field_of_the_event(point: HookPoint[Any]) -> No
     if point.subject is None:
         return
     types = {f.name: f.type for f in dataclasses.fields(point.event_type)}
-    assert types[point.subject] in ("str", str)
+    assert types[point.subject] in ("str", str, "str | None")
 
 
 def test_tool_points_match_on_the_tool_name() -> None:

@@ -95,3 +95,29 @@ async def test_asking_fires_a_permission_prompt_notification() -> None:
     await b.build().run("go", approver=lambda q: True)
     assert [n.kind for n in notes] == ["permission_prompt"]
     assert "Run echo" in notes[0].message
+
+
+async def test_a_permission_hook_can_answer_for_the_human_and_rewrite_the_call() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    asked: list[h.Question] = []
+    b.on(h.BEFORE_TOOL, ask_for_echo)
+
+    def auto_approve(event: h.PermissionEvent) -> h.HookResult:
+        answer = h.Answer(approved=True, reason="safe", updated_args={"text": "HI"})
+        return h.HookResult.modify(answer=answer)
+
+    b.on(h.PERMISSION_REQUEST, auto_approve, match="echo", kind="transform", name="auto")
+    result = await b.build().run("go", approver=lambda q: asked.append(q) or False)
+    assert asked == []  # nobody had to be asked
+    assert result.tool_calls[0].result.content == "HI"
+    decision = result.decisions.at(h.BEFORE_TOOL)[0]
+    assert decision.answer == "approved by user:auto: safe"
+
+
+async def test_a_permission_hook_can_refuse_for_the_human() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("ok"))
+    b.on(h.BEFORE_TOOL, ask_for_echo)
+    b.on(h.PERMISSION_REQUEST, lambda e: h.HookResult.block("not in policy"), name="deny")
+    result = await b.build().run("go", approver=lambda q: True)
+    [call] = result.tool_calls
+    assert call.blocked and "not in policy" in call.result.content

@@ -15,6 +15,7 @@ from hookagent.models.base import ModelRequest, ModelResponse
 from hookagent.tools.base import ToolResult
 
 if TYPE_CHECKING:
+    from hookagent.kernel.approval import Answer, Question
     from hookagent.kernel.records import StepRecord
     from hookagent.kernel.view import RunView
 
@@ -26,6 +27,7 @@ __all__ = [
     "InferenceEvent",
     "InferenceResultEvent",
     "NotificationEvent",
+    "PermissionEvent",
     "PromptEvent",
     "RunEvent",
     "StepEndEvent",
@@ -200,3 +202,15 @@ class NotificationEvent:
     message: str
     title: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict[str, Any])
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionEvent:
+    """permission_request: a human is about to be asked; a hook may answer for them by
+    setting `answer` (or refuse with `block`). `tool_name` is what matchers test."""
+
+    run: RunView
+    question: Question
+    tool_name: str | None = None
+    answer: Answer | None = None

@@ -17,6 +17,7 @@ from hookagent.hooks.events import (
     InferenceEvent,
     InferenceResultEvent,
     NotificationEvent,
+    PermissionEvent,
     PromptEvent,
     RunEvent,
     StepEndEvent,
@@ -141,6 +142,14 @@ BEFORE_COMPACT: Final = _point(
     subject="trigger",
 )
 AFTER_COMPACT: Final = _point("after_compact", CompactEvent, subject="trigger")
+PERMISSION_REQUEST: Final = _point(
+    "permission_request",
+    PermissionEvent,
+    writable=("answer", "metadata"),
+    decisions=("block", "stop"),
+    feeds_model=False,
+    subject="tool_name",
+)
 NOTIFICATION: Final = _point("notification", NotificationEvent, feeds_model=False, subject="kind")
 
 ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
@@ -162,6 +171,7 @@ ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
     SESSION_END,
     BEFORE_COMPACT,
     AFTER_COMPACT,
+    PERMISSION_REQUEST,
     NOTIFICATION,
 )
 POINTS_BY_NAME: Final = {point.name: point for point in ALL_POINTS}

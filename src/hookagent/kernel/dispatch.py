@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, final
+from dataclasses import replace
+from typing import Any, Final, TypeVar, cast, final
 
 from hookagent.errors import ApprovalError
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.engine import Folded, fold
-from hookagent.hooks.events import NotificationEvent
+from hookagent.hooks.events import NotificationEvent, PermissionEvent
 from hookagent.hooks.hook import Hook
-from hookagent.hooks.points import NOTIFICATION, HookPoint
+from hookagent.hooks.points import NOTIFICATION, PERMISSION_REQUEST, HookPoint
 from hookagent.hooks.registry import HookRegistry
 from hookagent.hooks.result import HookResult
 from hookagent.hooks.watch import HookWatch
@@ -123,24 +124,47 @@ class Dispatcher:
                 timeout=spec.timeout,
                 default=spec.default,
             )
-            await self.fire(
-                NOTIFICATION,
-                NotificationEvent(
-                    run=self.view,
-                    kind="permission_prompt",
-                    message=spec.question,
-                    title=f"{hook_id} asks",
-                    details={"point": point.name},
-                ),
-            )
-            answer = await self._answer(question)
+            answer = await self._ask_hooks(question)
+            if answer is None:
+                answer = await self._ask_human(question)
             if not answer.approved:
                 why = answer.reason or "no reason given"
                 folded.best = _refusal(point, f"{hook_id} asked {spec.question!r}; denied: {why}")
                 folded.decided_by = hook_id
                 return f"denied by {answer.by}: {why}"
+            if answer.updated_args is not None and hasattr(folded.event, "args"):
+                folded.event = replace(cast(Any, folded.event), args=answer.updated_args)
             answers.append(_describe(answer))
         return "; ".join(answers)  # the outcome stays `ask`, which the kernel lets through
+
+    async def _ask_hooks(self, question: Question) -> Answer | None:
+        """permission_request hooks may answer for the human (or refuse)."""
+        if not self.wants(PERMISSION_REQUEST):
+            return None
+        decision, event = await self.fire(
+            PERMISSION_REQUEST,
+            PermissionEvent(run=self.view, question=question, tool_name=question.tool_name),
+        )
+        if decision.outcome in ("block", "stop"):
+            return Answer(
+                approved=False, by=decision.hook or "a permission hook", reason=decision.reason
+            )
+        if event.answer is not None:
+            return replace(event.answer, by=decision.hook or event.answer.by)
+        return None
+
+    async def _ask_human(self, question: Question) -> Answer:
+        await self.fire(
+            NOTIFICATION,
+            NotificationEvent(
+                run=self.view,
+                kind="permission_prompt",
+                message=question.question,
+                title=f"{question.hook} asks",
+                details={"point": question.point},
+            ),
+        )
+        return await self._answer(question)
 
     async def _answer(self, question: Question) -> Answer:
         if self._approver is None:
