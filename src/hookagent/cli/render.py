@@ -133,6 +133,8 @@ def decision_line(decision: Decision) -> Text:
     line += Text(decision.outcome, style=style)
     if decision.hook:
         line += Text(" by ") + Text(decision.hook, style="bold")
+        if decision.by:
+            line += Text(f" ({decision.by})")
     details = [decision.reason] if decision.reason else []
     details += [change for vote in decision.votes for change in _changes(vote.changes)]
     details += [

@@ -32,6 +32,8 @@ class Vote:
     duration: float = 0.0
     error: str | None = None
     """Set when the hook raised or timed out; `decision` then says what its failure mode did."""
+    by: str | None = None
+    """The part of the hook that decided, when it is a composite (e.g. a settings handler)."""
 
 
 @final
@@ -54,6 +56,8 @@ class Decision:
     message: str | None = None
     answer: str | None = None
     """For an `ask`: what the human (or the default) answered."""
+    by: str | None = None
+    """The part of the deciding hook that decided, when it says (see `Vote.by`)."""
 
     @property
     def changed(self) -> bool:

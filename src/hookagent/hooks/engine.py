@@ -201,6 +201,7 @@ def _apply(
         contexts=checked.contexts,
         duration=duration,
         error=_text(error),
+        by=checked.by,
     )
 
 

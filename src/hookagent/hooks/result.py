@@ -63,6 +63,8 @@ class HookResult:
     """`continue_`: the next instruction; `retry`: feedback for the model."""
     ask_spec: AskSpec | None = None
     stop_reason: StopReason = "hook_stop"
+    by: str | None = None
+    """Which part of a composite hook decided (a settings-file handler, a rule), for records."""
 
     # -- constructors -----------------------------------------------------------------
     @classmethod
@@ -109,6 +111,9 @@ class HookResult:
     # -- chaining ---------------------------------------------------------------------
     def with_context(self, text: str) -> HookResult:
         return replace(self, contexts=(*self.contexts, text))
+
+    def decided_by(self, part: str) -> HookResult:
+        return replace(self, by=part)
 
     def with_changes(self, **changes: Any) -> HookResult:
         return replace(self, changes=MappingProxyType({**self.changes, **changes}))

@@ -99,6 +99,7 @@ class Dispatcher:
             stop_reason=best.stop_reason if best.kind == "stop" else None,
             message=best.message,
             answer=answer,
+            by=best.by,
         )
         if folded.metadata:
             state.metadata.update(folded.metadata)

@@ -136,10 +136,12 @@ class RunResult:
                     "decision": d.outcome,
                     "reason": d.reason,
                     "hook": d.hook,
+                    "by": d.by,
                     "answer": d.answer,
                     "votes": [
                         {
                             "hook": v.hook,
+                            "by": v.by,
                             "decision": v.decision,
                             "reason": v.reason,
                             "changes": dict(v.changes),

@@ -1,0 +1,296 @@
+"""Read one Claude Code settings file (or a plugin's `hooks/hooks.json`) into `HandlerSpec`s.
+
+People point hookagent at the settings files they already have, so the loader accepts what
+Claude Code accepts (unknown keys, unknown events, handler types it cannot run) and says so in
+warnings, while a shape Claude Code would reject is a `ConfigError` naming the file and the JSON
+path. pydantic checks the shape here, at the edge, and nothing past this module sees it; this
+module is imported only when settings are loaded, which keeps `import hookagent` light.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal, final
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, SettingsSource, SourceKind
+from hookagent.errors import ConfigError
+
+__all__ = ["PLUGIN_ROOT", "FileSettings", "load_file", "parse_settings"]
+
+PLUGIN_ROOT: Final = "${CLAUDE_PLUGIN_ROOT}"
+"""Replaced textually in a plugin's `command` and `args`; `$CLAUDE_PROJECT_DIR` is left to the
+shell, as Claude Code does."""
+
+HANDLER_TYPES: Final = frozenset({"command", "http", "mcp_tool", "prompt", "agent"})
+IF_EVENTS: Final = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
+)
+"""Where Claude Code checks `if`; elsewhere a handler with `if` never runs (§4.1)."""
+_IF_LIST: Final = ", ".join(sorted(IF_EVENTS))
+
+# Variables old blog posts promise and no build sets (§5.2); they expand to "" in the shell.
+_DEAD_VARS: Final = re.compile(
+    r"\$\{?(CLAUDE_(?:TOOL_INPUT|TOOL_NAME|TOOL_OUTPUT|FILE_PATHS?|HOOK_INPUT|HOOK_EVENT"
+    r"|EVENT_TYPE|MODEL|NOTIFICATION))\b"
+)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileSettings:
+    """What one file contributes before merging with the others."""
+
+    source: SettingsSource
+    handlers: tuple[HandlerSpec, ...] = ()
+    disable_all_hooks: bool | None = None
+    """None when the file does not set the key, so a lower level can still decide. As written:
+    `merge` ignores it (with a warning) in a plugin's hooks file."""
+    allow_managed_hooks_only: bool | None = None
+    """As written: `merge` honours it only from managed files."""
+    warnings: tuple[str, ...] = ()
+
+
+class _Handler(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    type: str
+    command: str | None = None
+    args: list[str] | None = None
+    timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+    if_rule: str | None = Field(default=None, alias="if")
+    on_failure: Literal["continue", "block"] | None = Field(default=None, alias="onFailure")
+    run_async: bool = Field(default=False, alias="async")
+    async_rewake: bool = Field(default=False, alias="asyncRewake")
+    shell: str | None = None
+    status_message: str | None = Field(default=None, alias="statusMessage")
+
+
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    matcher: str | None = None
+    hooks: list[_Handler]
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    hooks: dict[str, Any] | None = None
+    disable_all_hooks: bool | None = Field(default=None, alias="disableAllHooks")
+    allow_managed_hooks_only: bool | None = Field(default=None, alias="allowManagedHooksOnly")
+
+
+_GROUPS: Final = TypeAdapter(list[_Group])
+_RULES: Final = {
+    **dict.fromkeys(("matcher", "type", "command", "statusMessage"), "must be a string"),
+    **dict.fromkeys(
+        ("async", "asyncRewake", "disableAllHooks", "allowManagedHooksOnly"),
+        "must be true or false",
+    ),
+    "hooks": "must be a list of handlers",
+    "args": "must be a list of strings",
+    "timeout": "must be a positive number of seconds",
+    "if": 'must be a string holding one permission rule, e.g. "Bash(git *)"',
+    "onFailure": 'must be "continue" or "block"',
+    "shell": 'must be a string ("bash" or "powershell")',
+}
+"""What each key must be; top-level `hooks` has its own wording in `_shape_error`."""
+_LEGACY_GROUP = (
+    'a matcher group needs a "hooks" list; this one holds a handler directly, a legacy form '
+    'no current Claude Code build runs: write {"matcher": ..., "hooks": [{"type": "command", '
+    '"command": ...}]}'
+)
+
+
+def load_file(
+    path: str | os.PathLike[str], kind: SourceKind, *, plugin_root: str | None = None
+) -> FileSettings:
+    """Read and check one file; a missing or unreadable file is a `ConfigError`.
+
+    For `kind="plugin"` the plugin root defaults to the folder holding `hooks/hooks.json`.
+    """
+    name = os.fspath(path)
+    if kind == "plugin" and plugin_root is None:
+        plugin_root = str(Path(name).absolute().parent.parent)
+    elif kind != "plugin" and plugin_root is not None:
+        raise ConfigError(f"plugin_root only applies to plugin hooks, not {kind}", file=name)
+    source = SettingsSource(path=name, kind=kind, plugin_root=plugin_root)
+    return parse_settings(_read_json(Path(name), name), source)
+
+
+def parse_settings(data: object, source: SettingsSource) -> FileSettings:
+    """Check decoded settings (a file's JSON, or a dict given in code) and build handlers."""
+    try:
+        top = _File.model_validate(data)
+    except ValidationError as exc:
+        raise _shape_error(exc, data, "", source.path) from None
+    warnings: list[str] = []
+    handlers: list[HandlerSpec] = []
+    for event, groups in (top.hooks or {}).items():
+        if event in CLAUDE_EVENTS:
+            handlers.extend(_event_handlers(event, groups, source, warnings))
+        else:
+            warnings.append(_unknown_event(source.path, event, groups))
+    return FileSettings(
+        source=source,
+        handlers=tuple(handlers),
+        disable_all_hooks=top.disable_all_hooks,
+        allow_managed_hooks_only=top.allow_managed_hooks_only,
+        warnings=tuple(warnings),
+    )
+
+
+def _read_json(path: Path, name: str) -> object:
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # -sig: editors on Windows write a BOM
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise ConfigError(f"cannot read: {reason}", file=name) from None
+    if not text.strip():
+        return {}  # an empty settings file sets nothing, as in Claude Code
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        raise ConfigError(message, file=name) from None
+
+
+def _event_handlers(
+    event: str, raw: object, source: SettingsSource, warnings: list[str]
+) -> Iterator[HandlerSpec]:
+    try:
+        groups = _GROUPS.validate_python(raw)
+    except ValidationError as exc:
+        raise _shape_error(exc, raw, f"hooks.{event}", source.path) from None
+    for i, group in enumerate(groups):
+        for j, handler in enumerate(group.hooks):
+            where = f"hooks.{event}[{i}].hooks[{j}]"
+            if spec := _spec(event, group.matcher, handler, source, where, warnings):
+                yield spec
+
+
+def _spec(
+    event: str,
+    matcher: str | None,
+    handler: _Handler,
+    source: SettingsSource,
+    where: str,
+    warnings: list[str],
+) -> HandlerSpec | None:
+    def warn(message: str, key: str = where) -> None:
+        warnings.append(f"{source.path}, {key}: {message}")
+
+    if handler.type not in HANDLER_TYPES:
+        warn(f'unknown handler type "{handler.type}"; ignored', f"{where}.type")
+        return None
+    if handler.type == "command" and handler.command == "":
+        warn("empty command; ignored", f"{where}.command")
+        return None
+    command, args = _command(handler, source, where)
+    if handler.type != "command":
+        warn(f'type "{handler.type}" is loaded but not run by hookagent', f"{where}.type")
+    elif dead := sorted(
+        {m for text in (command, *(args or ())) for m in _DEAD_VARS.findall(text or "")}
+    ):
+        names = ", ".join(f"${name}" for name in dead)
+        warn(f"uses {names}, which no Claude Code build sets (hooks read JSON on stdin)")
+    if handler.if_rule is not None and event not in IF_EVENTS:
+        warn(f"`if` is checked only on {_IF_LIST}; on {event} this handler never runs")
+    return HandlerSpec(
+        event=event,
+        matcher=matcher,
+        type=handler.type,
+        command=command,
+        args=args,
+        timeout=handler.timeout,
+        if_rule=handler.if_rule,
+        on_failure=handler.on_failure,
+        run_async=handler.run_async,
+        async_rewake=handler.async_rewake,
+        shell=handler.shell,
+        status_message=handler.status_message,
+        source=source,
+        where=where,
+    )
+
+
+def _command(
+    handler: _Handler, source: SettingsSource, where: str
+) -> tuple[str | None, tuple[str, ...] | None]:
+    """The command and exec-form args, checked, with the plugin root substituted."""
+    if handler.type != "command":
+        return handler.command, None
+    if handler.command is None:
+        message = 'a command handler needs a "command" string'
+        raise ConfigError(message, file=source.path, key=f"{where}.command")
+    root = source.plugin_root or PLUGIN_ROOT  # replacing the name by itself: a no-op
+    args = (
+        None if handler.args is None else tuple(a.replace(PLUGIN_ROOT, root) for a in handler.args)
+    )
+    return handler.command.replace(PLUGIN_ROOT, root), args
+
+
+def _unknown_event(file: str, event: str, entries: object) -> str:
+    if isinstance(entries, list) and entries and all(_is_bare_handler(e) for e in entries):
+        return (
+            f'{file}, hooks.{event}: handlers directly under "hooks" keyed by a tool name are a '
+            "legacy form no current Claude Code build runs; ignored (put them in a matcher "
+            f'group under PreToolUse or PostToolUse with "matcher": "{event}")'
+        )
+    hint = next((f'; did you mean "{e}"?' for e in CLAUDE_EVENTS if e.lower() == event.lower()), "")
+    return f'{file}, hooks.{event}: unknown event "{event}", its entries are ignored{hint}'
+
+
+def _is_bare_handler(entry: object) -> bool:
+    return isinstance(entry, Mapping) and "hooks" not in entry and "command" in entry
+
+
+def _shape_error(exc: ValidationError, data: object, prefix: str, file: str) -> ConfigError:
+    """The first problem pydantic found, in our words, at its JSON path."""
+    error = exc.errors()[0]
+    loc = list(error["loc"])
+    if "args" in loc:  # name the whole list, not the one bad item
+        loc = loc[: loc.index("args") + 1]
+    key = (prefix + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)).lstrip(".")
+    value, last = _at(data, loc), (loc[-1] if loc else None)
+    if error["type"] == "missing":
+        return ConfigError(_missing(str(last), _at(data, loc[:-1])), file=file, key=key)
+    if last == "hooks" and not prefix:
+        message = "must be an object mapping event names to lists of matcher groups"
+    elif isinstance(last, str):
+        message = _RULES.get(last, str(error["msg"]).lower())
+    elif last is None:
+        message = "must be a list of matcher groups" if prefix else "must be a JSON object"
+    else:
+        message = "a handler must be an object" if len(loc) > 1 else "a group must be an object"
+    return ConfigError(f"{message}, got {_show(value)}", file=file, key=key or None, value=value)
+
+
+def _missing(field: str, parent: object) -> str:
+    if field == "hooks":
+        legacy = isinstance(parent, Mapping) and ("command" in parent or "type" in parent)
+        return _LEGACY_GROUP if legacy else 'a matcher group needs a "hooks" list of handlers'
+    if field == "type":
+        return 'a handler needs a "type", e.g. "command"'
+    return "is required"
+
+
+def _at(data: object, loc: list[int | str]) -> object:
+    for part in loc:
+        if isinstance(data, list) and isinstance(part, int):
+            data = data[part]
+        elif isinstance(data, Mapping):
+            data = data.get(part)
+    return data
+
+
+def _show(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 60 else text[:57] + "..."
