@@ -8,7 +8,8 @@ owners. Limits and the error policy are capabilities too, installed by default a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Self, TypeVar, Unpack, final
+from os import PathLike
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack, final
 
 from hookagent.agent import Agent
 from hookagent.capability import Capability
@@ -23,6 +24,9 @@ from hookagent.policies.error_policy import ErrorPolicy
 from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
 from hookagent.tools.base import Tool
 from hookagent.tools.function import FunctionTool
+
+if TYPE_CHECKING:
+    from hookagent.claude.options import ClaudeHookOptions
 
 __all__ = ["AgentBuilder"]
 
@@ -101,6 +105,29 @@ class AgentBuilder:
         """Register a hook built elsewhere (with `make_hook`)."""
         self._hooks.append(hook)
         return self
+
+    def with_settings(
+        self,
+        *files: str | PathLike[str],
+        project_dir: str | PathLike[str] = ".",
+        discover: bool = False,
+        plugins: Iterable[str | PathLike[str]] = (),
+        options: ClaudeHookOptions | None = None,
+    ) -> Self:
+        """Run the Claude Code command hooks of these settings files, unchanged.
+
+        With `discover=True` the standard locations are read too (managed policy, the user's
+        `~/.claude/settings.json`, the project's `.claude/settings.json` and
+        `.claude/settings.local.json`), merged as Claude Code merges them; `plugins` are
+        plugin folders whose `hooks/hooks.json` is read. An invalid file is a `ConfigError`
+        naming the file and the JSON path.
+        """
+        from hookagent.claude.bridge import ClaudeHooks
+        from hookagent.claude.options import ClaudeHookOptions as Options
+        from hookagent.claude.sources import discover as find
+
+        settings = find(project_dir, explicit=files, plugin_dirs=plugins, include_standard=discover)
+        return self.with_(ClaudeHooks(settings, options or Options(project_dir=str(project_dir))))
 
     def limits(
         self,

@@ -27,8 +27,8 @@ from types import MappingProxyType
 from typing import Any, Final, final
 
 __all__ = [
-    "SUBAGENT_ALIASES",
     "ClaudeMatcher",
+    "SUBAGENT_ALIASES",
     "compile_claude_matcher",
     "translate_js_regex",
 ]

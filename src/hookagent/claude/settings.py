@@ -22,7 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, SettingsSource, SourceKind
 from hookagent.errors import ConfigError
 
-__all__ = ["PLUGIN_ROOT", "FileSettings", "load_file", "parse_settings"]
+__all__ = [
+    "FileSettings",
+    "HANDLER_TYPES",
+    "IF_EVENTS",
+    "PLUGIN_ROOT",
+    "load_file",
+    "parse_settings",
+]
 
 PLUGIN_ROOT: Final = "${CLAUDE_PLUGIN_ROOT}"
 """Replaced textually in a plugin's `command` and `args`; `$CLAUDE_PROJECT_DIR` is left to the

@@ -101,6 +101,15 @@ def run(
     raise typer.Exit(_guarded(lambda: execute(options)))
 
 
+def _hooks_app() -> typer.Typer:
+    from hookagent.cli.hooks_cmd import hooks_app
+
+    return hooks_app
+
+
+app.add_typer(_hooks_app(), name="hooks")
+
+
 @app.command()
 def demo() -> None:
     """Four short scripted runs showing hooks block, rewrite, keep going and stop.

@@ -1,0 +1,212 @@
+"""`ClaudeHooks`: settings-file handlers installed as hookagent hooks.
+
+One hook per Claude Code event (and per tier: managed handlers go in the policy tier) runs
+every handler whose matcher and `if` rule fit, all in parallel, and merges their answers
+with Claude Code's rules; `translate` turns the merged answer into a `HookResult`. The
+transcript is flushed before any handler runs, so handlers that read it see the whole run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, final
+
+from hookagent.claude.combine import combine
+from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
+from hookagent.claude.matchers import ClaudeMatcher, compile_claude_matcher
+from hookagent.claude.model import HandlerSpec, HandlerVerdict, LoadedSettings
+from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude.output import read_verdict
+from hookagent.claude.payload import build_payload, claude_tool_input, claude_tool_name
+from hookagent.claude.rules import PermissionRule, compile_rule
+from hookagent.claude.runner import default_timeout, run_handler
+from hookagent.claude.session import ClaudeSession, Sessions
+from hookagent.claude.translate import to_hook_result
+from hookagent.errors import ConfigError
+from hookagent.hooks.events import RunEvent
+from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.points import EXECUTION_END
+from hookagent.hooks.result import HookResult
+from hookagent.tools.base import Tool
+
+__all__ = ["ClaudeHooks", "Selected"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """A handler ready to run: its matcher and `if` rule compiled once."""
+
+    spec: HandlerSpec
+    matcher: ClaudeMatcher | None
+    rule: PermissionRule | None
+
+    def fits(self, subject: str | None, tool_input: dict[str, Any] | None, cwd: str) -> bool:
+        if self.matcher is not None and not self.matcher.accepts(subject, None):
+            return False
+        if self.spec.if_rule is None:
+            return True
+        if self.rule is None or tool_input is None:  # `if` off tool events: never runs
+            return False
+        return self.rule.matches(subject or "", tool_input, cwd=cwd)
+
+
+@final
+class ClaudeHooks:
+    """A capability: Claude Code command hooks from settings files."""
+
+    name = "claude"
+
+    def __init__(self, settings: LoadedSettings, options: ClaudeHookOptions | None = None):
+        self.settings = settings
+        self.options = options or ClaudeHookOptions()
+        self._sessions = Sessions(self.options)
+
+    def tools(self) -> Iterable[Tool]:
+        return ()
+
+    def hooks(self) -> Iterable[Hook[Any]]:
+        groups: dict[tuple[str, bool], list[Selected]] = {}
+        for spec in self.settings.handlers:
+            if spec.type == "command" and spec.event in FIRED:
+                key = (spec.event, spec.source.kind == "managed")
+                groups.setdefault(key, []).append(_select(spec))
+        for (event_name, managed), selected in groups.items():
+            mapping = FIRED[event_name]
+            runner = EventHandlers(
+                event_name, mapping, tuple(selected), self.options, self._sessions
+            )
+            yield make_hook(
+                mapping.point,
+                runner,
+                name=event_name,
+                kind=mapping.kind,
+                source="claude-managed" if managed else "claude",
+                tier="policy" if managed else "default",
+                timeout=None,
+            )
+        if groups:
+            yield make_hook(
+                EXECUTION_END,
+                self._end,
+                name="session",
+                source="claude",
+                kind="observer",
+                tier="audit",
+                always=True,
+                timeout=None,
+            )
+
+    async def _end(self, event: RunEvent) -> None:
+        await self._sessions.end(event.run)
+
+
+def _select(spec: HandlerSpec) -> Selected:
+    rule = None
+    if spec.if_rule is not None and spec.event in TOOL_EVENTS:
+        try:
+            rule = compile_rule(spec.if_rule)
+        except ValueError as exc:
+            raise ConfigError(
+                str(exc), file=spec.source.path, key=f"{spec.where}.if", value=spec.if_rule
+            ) from exc
+    return Selected(spec, compile_claude_matcher(spec.matcher, event=spec.event), rule)
+
+
+@final
+class EventHandlers:
+    """The hook for one Claude Code event: select, run in parallel, merge, translate."""
+
+    __slots__ = ("_event", "_handlers", "_mapping", "_options", "_sessions")
+
+    def __init__(
+        self,
+        event_name: str,
+        mapping: EventMapping,
+        handlers: tuple[Selected, ...],
+        options: ClaudeHookOptions,
+        sessions: Sessions,
+    ) -> None:
+        self._event, self._mapping, self._handlers = event_name, mapping, handlers
+        self._options, self._sessions = options, sessions
+
+    async def __call__(self, event: Any) -> HookResult | None:
+        if not applies_to(self._event, event):
+            return None
+        session = self._sessions.of(event.run)
+        cwd = session.payload.cwd
+        subject, tool_input = self._subject(event, session)
+        chosen = [h.spec for h in self._handlers if h.fits(subject, tool_input, cwd)]
+        if not chosen:
+            return None
+        session.flush(event.run.messages)
+        payload = build_payload(self._event, event, session.payload)
+        verdicts = await self.run(chosen, payload, session)
+        combined = combine(
+            self._event, verdicts, updated_input_conflict=self._options.updated_input_conflict
+        )
+        return to_hook_result(
+            self._event, combined, event, self._options, _decider(combined.decision, verdicts)
+        )
+
+    async def run(
+        self, specs: Sequence[HandlerSpec], payload: dict[str, Any], session: ClaudeSession
+    ) -> list[tuple[HandlerSpec, HandlerVerdict]]:
+        """Run `specs` on `payload` in parallel; background (`async`) ones are not awaited."""
+        waited = [spec for spec in specs if not spec.run_async]
+        for spec in specs:
+            if spec.run_async:
+                session.keep(asyncio.ensure_future(self._one(spec, payload, session)))
+        verdicts = await asyncio.gather(*(self._one(s, payload, session) for s in waited))
+        return list(zip(waited, verdicts, strict=True))
+
+    async def _one(
+        self, spec: HandlerSpec, payload: dict[str, Any], session: ClaudeSession
+    ) -> HandlerVerdict:
+        options = self._options
+        outcome = await run_handler(
+            spec,
+            payload,
+            cwd=session.payload.cwd,
+            project_dir=options.project_dir,
+            env_file=session.env_file if self._event == "SessionStart" else None,
+            session_id=session.payload.session_id,
+            timeout=spec.timeout if spec.timeout is not None else default_timeout(self._event),
+            kill_grace=options.kill_grace_s,
+        )
+        return read_verdict(self._event, outcome, spec, failure_default=options.on_failure_default)
+
+    def _subject(
+        self, event: Any, session: ClaudeSession
+    ) -> tuple[str | None, dict[str, Any] | None]:
+        field = self._mapping.subject
+        if field is None:
+            return None, None
+        value = getattr(event, field)
+        if field != "tool_name" or value is None:
+            return value, None
+        name = claude_tool_name(value, session.payload)
+        args = getattr(event, "args", None)
+        if args is None:  # permission_request: the question carries the call
+            args = event.question.args or {}
+        return name, claude_tool_input(value, args, session.payload.cwd)
+
+
+def _decider(decision: str, verdicts: Sequence[tuple[HandlerSpec, HandlerVerdict]]) -> str | None:
+    """The handler whose verdict decided: the first with the winning decision."""
+    for spec, verdict in verdicts:
+        if decision != "none" and verdict.decision == decision:
+            return _describe(spec)
+    for spec, verdict in verdicts:
+        if not verdict.continue_ or verdict.updated_input is not None:
+            return _describe(spec)
+    return None
+
+
+def _describe(spec: HandlerSpec) -> str:
+    command = spec.command or ""
+    if spec.args:
+        command = " ".join([command, *spec.args])
+    return f"{command} ({spec.label})"

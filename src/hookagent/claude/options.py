@@ -1,0 +1,55 @@
+"""How hookagent runs Claude Code hooks where it may choose (CLAUDE_HOOKS.md §1.4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, final
+
+from hookagent.errors import ConfigError
+
+__all__ = ["ClaudeHookOptions"]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaudeHookOptions:
+    """Defaults follow Claude Code; each safer choice is one setting away."""
+
+    project_dir: str = "."
+    """`CLAUDE_PROJECT_DIR`, and where transcripts and env files go (under .hookagent/)."""
+    cwd: str | None = None
+    """The hooks' working directory and the stdin `cwd` (default: `project_dir`)."""
+    on_failure_default: Literal["continue", "block"] = "continue"
+    """For handlers without `onFailure`: Claude Code lets a failing or timed-out hook's action
+    proceed; `"block"` makes them fail closed instead."""
+    updated_input_conflict: Literal["last_configured", "deny"] = "last_configured"
+    """Several PreToolUse hooks rewriting the input: the last in merge order wins, or the
+    call is refused."""
+    defer: Literal["ask"] = "ask"
+    """`permissionDecision: "defer"`: ask hookagent's approval path (a durable store will
+    add waiting for an outside decision)."""
+    kill_grace_s: float = 2.0
+    """Seconds between SIGTERM and SIGKILL for a hook that overran its timeout."""
+    subagent_tool_name: Literal["Agent", "Task"] = "Agent"
+    """The `tool_name` the subagent tool is sent under."""
+    permission_mode: str = "default"
+
+    def __post_init__(self) -> None:
+        if self.on_failure_default not in ("continue", "block"):
+            raise ConfigError(
+                "must be continue or block", key="on_failure_default", value=self.on_failure_default
+            )
+        if self.updated_input_conflict not in ("last_configured", "deny"):
+            raise ConfigError(
+                "must be last_configured or deny",
+                key="updated_input_conflict",
+                value=self.updated_input_conflict,
+            )
+        if not self.kill_grace_s >= 0:
+            raise ConfigError(
+                "must be a number of seconds >= 0", key="kill_grace_s", value=self.kill_grace_s
+            )
+
+    @property
+    def working_dir(self) -> str:
+        return self.cwd or self.project_dir

@@ -1,0 +1,436 @@
+"""Read what one command handler answered, per event (CLAUDE_HOOKS §7).
+
+The exit code comes first: 0 reads stdout; 2 blocks on the events that honour it, with the
+JSON's own blocking reason or else stderr; any other code, a timeout or a failed start is a
+non-blocking error, unless a valid stdout object decides on an event with a JSON decision.
+Stdout is plain text unless it starts with `{`; an object must parse, fit the schema and name
+the running event in `hookSpecificOutput.hookEventName`, or it is ignored whole and reported.
+stderr is never parsed. A failure then meets `onFailure` (§5.4).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal, final
+
+from hookagent.claude.model import Decision, HandlerSpec, HandlerVerdict, ProcessOutcome
+
+__all__ = ["FailurePolicy", "read_verdict"]
+
+FailurePolicy = Literal["continue", "block"]
+
+_PLAIN_CONTEXT: Final = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})
+"""Where plain stdout on exit 0 becomes context; elsewhere it only goes to the debug log."""
+_TOP_DECISION: Final = frozenset(
+    {
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "Stop",
+        "SubagentStop",
+        "ConfigChange",
+        "PreCompact",
+        "TaskCreated",
+    }
+)
+"""Events that read a top-level `decision: "block"` (§7.4)."""
+_JSON_DECISION: Final = _TOP_DECISION | {
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Elicitation",
+    "ElicitationResult",
+}
+"""Events with a JSON decision: there a valid stdout object decides even on exit 1 (§7.1)."""
+_NO_UNIVERSAL: Final = frozenset(
+    {
+        "Notification",
+        "InstructionsLoaded",
+        "PreCompact",
+        "SessionEnd",
+        "ConfigChange",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "StopFailure",
+    }
+)
+"""Events that discard `continue`, `stopReason` and `systemMessage` (§7.3)."""
+_EXIT2_BLOCKS: Final[Mapping[str, Decision]] = {
+    "PreToolUse": "deny",
+    "Elicitation": "deny",
+    "ElicitationResult": "deny",
+    "UserPromptSubmit": "block",
+    "UserPromptExpansion": "block",
+    "PostToolUse": "block",
+    "PostToolUseFailure": "block",
+    "PostToolBatch": "block",
+    "Stop": "block",
+    "SubagentStop": "block",
+    "TaskCreated": "block",
+    "TaskCompleted": "block",
+    "TeammateIdle": "block",
+    "ConfigChange": "block",
+    "PreCompact": "block",
+    "WorktreeCreate": "block",
+}
+"""What exit 2 decides where it is honoured (§3, §7.1). PostToolUse's `block` is feedback:
+nothing is undone, the reason goes to the model."""
+_EXIT2_IGNORED: Final = frozenset(
+    {"Notification", "PermissionDenied", "InstructionsLoaded", "StopFailure", "PermissionRequest"}
+)
+"""Exit 2 means nothing here; on every other event it is a notice for the user."""
+_FAILURE_BLOCKS: Final[Mapping[str, Decision]] = {**_EXIT2_BLOCKS, "PermissionRequest": "deny"}
+_NO_FAILURE_BLOCK: Final = frozenset({"Stop", "SubagentStop", "TaskCompleted", "TeammateIdle"})
+
+_Check = type | tuple[str, ...] | None
+"""A JSON type, the allowed strings, or None for any value."""
+_TOP: Final[Mapping[str, _Check]] = {
+    "continue": bool,
+    "stopReason": str,
+    "suppressOutput": bool,
+    "systemMessage": str,
+    "terminalSequence": str,
+    "decision": ("approve", "block"),
+    "reason": str,
+    "watchPaths": list,
+    "hookSpecificOutput": dict,
+}
+_CONTEXT: Final[Mapping[str, _Check]] = {"additionalContext": str}
+_ELICITATION: Final[Mapping[str, _Check]] = {
+    "action": ("accept", "decline", "cancel"),
+    "content": dict,
+}
+_SPECIFIC: Final[Mapping[str, Mapping[str, _Check]]] = {
+    "PreToolUse": {
+        "permissionDecision": ("allow", "deny", "ask", "defer"),
+        "permissionDecisionReason": str,
+        "updatedInput": dict,
+        **_CONTEXT,
+    },
+    "PermissionRequest": {"decision": dict},
+    "PermissionDenied": {"retry": bool},
+    "PostToolUse": {
+        **_CONTEXT,
+        "updatedToolOutput": None,
+        "updatedMCPToolOutput": None,
+        "classifierContext": str,
+    },
+    "PostToolUseFailure": _CONTEXT,
+    "PostToolBatch": _CONTEXT,
+    "SubagentStart": _CONTEXT,
+    "Setup": _CONTEXT,
+    "Stop": _CONTEXT,
+    "SubagentStop": _CONTEXT,
+    "UserPromptExpansion": _CONTEXT,
+    "UserPromptSubmit": {**_CONTEXT, "sessionTitle": str, "suppressOriginalPrompt": bool},
+    "SessionStart": {
+        **_CONTEXT,
+        "initialUserMessage": str,
+        "sessionTitle": str,
+        "watchPaths": list,
+        "reloadSkills": bool,
+    },
+    "Elicitation": _ELICITATION,
+    "ElicitationResult": _ELICITATION,
+    "MessageDisplay": {"displayContent": str},
+    "WorktreeCreate": {"worktreePath": str},
+}
+"""`hookSpecificOutput` per event (§7.5); keys not listed are tolerated and ignored."""
+_PERMISSION_CHOICE: Final[Mapping[str, _Check]] = {
+    "behavior": ("allow", "deny"),
+    "updatedInput": dict,
+    "updatedPermissions": list,
+    "message": str,
+    "interrupt": bool,
+}
+_AS_FIELDS: Final = frozenset(
+    {
+        "permissionDecision",
+        "permissionDecisionReason",
+        "updatedInput",
+        "additionalContext",
+        "updatedToolOutput",
+        "updatedMCPToolOutput",
+        "decision",
+    }
+)
+"""`hookSpecificOutput` keys that become verdict fields; the others go to `extra`."""
+
+
+def read_verdict(
+    event: str,
+    outcome: ProcessOutcome,
+    spec: HandlerSpec,
+    *,
+    text_cap: int = 10_000,
+    failure_default: FailurePolicy = "continue",
+    spill_dir: str | None = None,
+) -> HandlerVerdict:
+    """One handler's answer for `event`, per §7 and `onFailure` (§5.4).
+
+    Args:
+        text_cap: characters kept of plain-text context, `additionalContext` and
+            `systemMessage`; a longer text is saved whole to a file in `spill_dir` (the
+            system's temp folder by default), and the verdict holds a preview naming it.
+        failure_default: the policy for handlers without `onFailure` (`hooks.on_failure_default`).
+    """
+    texts = _Texts(text_cap, spill_dir, outcome.stdout_file)
+    if outcome.exit_code is None:
+        verdict = HandlerVerdict(failed=True, error=outcome.error or "the hook did not run")
+        failure_reason = verdict.error
+    else:
+        stdout = _read_stdout(event, outcome.stdout)
+        if outcome.exit_code == 0:
+            verdict = _exit_zero(event, stdout, texts)
+        elif outcome.exit_code == 2:
+            verdict = _exit_two(event, stdout, outcome.stderr, texts)
+        else:
+            verdict = _other_exit(event, stdout, outcome, texts)
+        failure_reason = _failure_reason(outcome, stdout, verdict)
+    if texts.saved:
+        verdict = replace(verdict, extra={**verdict.extra, "overflow_files": texts.saved})
+    if verdict.failed:
+        verdict = _on_failure(event, spec, verdict, failure_reason, failure_default)
+    return verdict
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Stdout:
+    """Trimmed stdout, read once: a valid object, plain text, or a problem to report."""
+
+    obj: Mapping[str, Any] | None = None
+    text: str = ""
+    problem: str | None = None
+
+
+def _read_stdout(event: str, stdout: str) -> _Stdout:
+    text = stdout.strip()
+    if not text.startswith("{"):
+        return _Stdout(text=text)  # a JSON array or string is plain text too (§7.2)
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        return _Stdout(problem=f"hook output is not valid JSON: {exc}")
+    problem = _schema_problem(event, obj)
+    if problem is not None:
+        return _Stdout(problem=f"hook output failed validation: {problem}")
+    return _Stdout(obj=obj)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # JSON.parse rejects NaN and Infinity
+
+
+def _schema_problem(event: str, obj: Mapping[str, Any]) -> str | None:
+    if problem := _fields_problem(obj, _TOP, ""):
+        return problem
+    if "hookSpecificOutput" not in obj:
+        return None
+    specific: Mapping[str, Any] = obj["hookSpecificOutput"]
+    name = specific.get("hookEventName")
+    if name is None:
+        return "hookSpecificOutput.hookEventName is missing"
+    if name != event:
+        return f"hookSpecificOutput.hookEventName is {name!r} but the event is {event!r}"
+    table = _SPECIFIC.get(event)
+    if table is None:
+        return f"hookSpecificOutput is not accepted on {event}"
+    if problem := _fields_problem(specific, table, "hookSpecificOutput."):
+        return problem
+    if event == "PermissionRequest" and "decision" in specific:
+        choice = specific["decision"]
+        if "behavior" not in choice:
+            return "hookSpecificOutput.decision.behavior is missing"
+        return _fields_problem(choice, _PERMISSION_CHOICE, "hookSpecificOutput.decision.")
+    return None
+
+
+def _fields_problem(obj: Mapping[str, Any], table: Mapping[str, _Check], path: str) -> str | None:
+    for key, check in table.items():
+        if key in obj and not _fits(obj[key], check):
+            return f"{path}{key}: expected {_describe(check)}, got {json.dumps(obj[key])[:80]}"
+    return None
+
+
+def _fits(value: Any, check: _Check) -> bool:
+    if check is None:
+        return True
+    if isinstance(check, tuple):
+        return isinstance(value, str) and value in check
+    return isinstance(value, check)  # null fits nothing: optional fields are omitted, not null
+
+
+def _describe(check: _Check) -> str:
+    names = {bool: "a boolean", str: "a string", dict: "an object", list: "an array"}
+    if isinstance(check, tuple):
+        return " or ".join(json.dumps(option) for option in check)
+    return names.get(check, "a value") if check is not None else "a value"
+
+
+def _exit_zero(event: str, stdout: _Stdout, texts: _Texts) -> HandlerVerdict:
+    if stdout.problem is not None:
+        return HandlerVerdict(failed=True, error=stdout.problem)  # never context (§7.2)
+    if stdout.obj is not None:
+        return _from_json(event, stdout.obj, texts)
+    if stdout.text and event in _PLAIN_CONTEXT:
+        return HandlerVerdict(additional_context=texts.cap(stdout.text, "stdout"))
+    return HandlerVerdict()
+
+
+def _exit_two(event: str, stdout: _Stdout, stderr: str, texts: _Texts) -> HandlerVerdict:
+    """A valid object is still read; where exit 2 blocks, it decides, and a JSON `allow`
+    cannot lift it. The reason: the object's own blocking reason, else stderr."""
+    read = _exit_zero(event, replace(stdout, text=""), texts)
+    blocking = _EXIT2_BLOCKS.get(event)
+    if blocking is None:
+        if event in _EXIT2_IGNORED:
+            return read
+        return replace(read, error=_join(read.error, stderr.strip() or "exit code 2"))
+    own = read.reason if read.decision == blocking else None
+    reason = own or stderr.strip() or None
+    return replace(read, decision=blocking, reason=reason, updated_input=None)
+
+
+def _other_exit(
+    event: str, stdout: _Stdout, outcome: ProcessOutcome, texts: _Texts
+) -> HandlerVerdict:
+    if event in _JSON_DECISION and stdout.obj is not None:
+        return _from_json(event, stdout.obj, texts)  # decides alone, no error (§7.1)
+    return HandlerVerdict(failed=True, error=_failure_message(outcome))
+
+
+def _failure_message(outcome: ProcessOutcome) -> str:
+    for line in outcome.stderr.splitlines():
+        if line.strip():
+            return line.strip()
+    if outcome.error is not None:
+        return outcome.error
+    code = outcome.exit_code
+    if code is not None and code < 0:
+        return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _failure_reason(
+    outcome: ProcessOutcome, stdout: _Stdout, verdict: HandlerVerdict
+) -> str | None:
+    """What a failure turned block says: a failing exit's whole stderr, else the problem."""
+    stderr = outcome.stderr.strip()
+    if outcome.exit_code not in (0, 2) and stderr:
+        return stderr
+    return stdout.problem or verdict.error
+
+
+def _on_failure(
+    event: str,
+    spec: HandlerSpec,
+    verdict: HandlerVerdict,
+    reason: str | None,
+    default: FailurePolicy,
+) -> HandlerVerdict:
+    """`onFailure: "block"` makes a failure act as exit 2 (on PermissionRequest: deny)."""
+    policy = spec.on_failure or default
+    if policy != "block" or event in _NO_FAILURE_BLOCK or spec.run_async or spec.async_rewake:
+        return verdict
+    blocking = _FAILURE_BLOCKS.get(event)
+    if blocking is None or verdict.decision == blocking:
+        return verdict
+    return replace(verdict, decision=blocking, reason=reason, updated_input=None)
+
+
+def _from_json(event: str, obj: Mapping[str, Any], texts: _Texts) -> HandlerVerdict:
+    specific: Mapping[str, Any] = obj.get("hookSpecificOutput", {})
+    table = _SPECIFIC.get(event, {})
+    fields: dict[str, Any] = {}
+    extra = {k: specific[k] for k in table if k in specific and k not in _AS_FIELDS}
+    if event not in _NO_UNIVERSAL:
+        fields.update(_universal(obj, texts))
+    if "terminalSequence" in obj and (event not in _NO_UNIVERSAL or event == "Notification"):
+        extra["terminalSequence"] = obj["terminalSequence"]
+    if event in ("CwdChanged", "FileChanged") and "watchPaths" in obj:
+        extra["watchPaths"] = obj["watchPaths"]
+    if event == "PreToolUse":
+        fields.update(_pre_tool_use(obj, specific))
+    elif event == "PermissionRequest" and "decision" in specific:
+        fields.update(_permission_choice(specific["decision"], extra))
+    elif event in _TOP_DECISION and obj.get("decision") == "block":
+        fields.update(decision="block", reason=obj.get("reason"))
+    if "additionalContext" in table and specific.get("additionalContext"):
+        fields["additional_context"] = texts.cap(specific["additionalContext"], "additionalContext")
+    if event == "PostToolUse":
+        fields["updated_output"] = specific.get(
+            "updatedToolOutput", specific.get("updatedMCPToolOutput")
+        )
+    return HandlerVerdict(**fields, extra=extra)
+
+
+def _universal(obj: Mapping[str, Any], texts: _Texts) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    if obj.get("continue") is False:
+        fields.update(continue_=False, stop_reason=obj.get("stopReason"))
+    if obj.get("systemMessage"):
+        fields["system_message"] = texts.cap(obj["systemMessage"], "systemMessage")
+    return fields
+
+
+def _pre_tool_use(obj: Mapping[str, Any], specific: Mapping[str, Any]) -> dict[str, Any]:
+    decision = specific.get("permissionDecision")
+    reason = specific.get("permissionDecisionReason")
+    if decision is None and "decision" in obj:  # legacy top-level form (§7.7)
+        decision = "allow" if obj["decision"] == "approve" else "deny"
+        reason = obj.get("reason", reason)
+    fields: dict[str, Any] = {"decision": decision or "none", "reason": reason}
+    if decision in (None, "allow", "ask") and "updatedInput" in specific:
+        fields["updated_input"] = specific["updatedInput"]  # replaces the whole input
+    return fields
+
+
+def _permission_choice(choice: Mapping[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    if choice["behavior"] == "allow":
+        if "updatedPermissions" in choice:
+            extra["updatedPermissions"] = choice["updatedPermissions"]
+        return {"decision": "allow", "updated_input": choice.get("updatedInput")}
+    if "interrupt" in choice:
+        extra["interrupt"] = choice["interrupt"]
+    return {"decision": "deny", "reason": choice.get("message")}
+
+
+def _join(first: str | None, second: str) -> str:
+    return second if first is None else f"{first}\n{second}"
+
+
+@final
+class _Texts:
+    """Caps texts at `cap` characters, saving the whole of a longer one to a file (§7.2)."""
+
+    __slots__ = ("_cap", "_dir", "_stdout_file", "saved")
+
+    def __init__(self, cap: int, spill_dir: str | None, stdout_file: str | None) -> None:
+        self._cap = cap
+        self._dir = spill_dir
+        self._stdout_file = stdout_file
+        self.saved: dict[str, str] = {}
+        """Field name → the file holding its full text."""
+
+    def cap(self, text: str, name: str) -> str:
+        if len(text) <= self._cap:
+            return text
+        path = self._stdout_file if name == "stdout" and self._stdout_file else self._save(text)
+        self.saved[name] = path
+        return (
+            f"{text[: self._cap]}\n[{name} cut at {self._cap:,} of {len(text):,} characters;"
+            f" the full text is in {path}]"
+        )
+
+    def _save(self, text: str) -> str:
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", prefix="hook-text-", suffix=".txt", dir=self._dir, delete=False
+        ) as file:
+            file.write(text)
+        return file.name

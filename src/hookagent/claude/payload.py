@@ -1,0 +1,158 @@
+"""The JSON a command hook reads on stdin, built from a hookagent event.
+
+Field names and shapes follow Claude Code (CLAUDE_HOOKS.md §6): the common fields, then each
+event's own. Tool inputs go out with absolute paths, and the subagent tool under the name the
+settings ask for, so scripts written for Claude Code read what they expect.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, final
+
+from hookagent.hooks.events import (
+    CompactEvent,
+    NotificationEvent,
+    PermissionEvent,
+    PromptEvent,
+    RunEvent,
+    StopEvent,
+    SubagentEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+
+__all__ = ["PayloadContext", "build_payload", "claude_tool_input", "claude_tool_name"]
+
+SUBAGENT_TOOLS: Final = frozenset({"Agent", "Task"})
+_PATH_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
+    "Read": ("file_path",),
+    "Write": ("file_path",),
+    "Edit": ("file_path",),
+    "MultiEdit": ("file_path",),
+    "NotebookEdit": ("notebook_path",),
+    "Glob": ("path",),
+    "Grep": ("path",),
+    "LS": ("path",),
+}
+"""Arguments Claude Code sends as absolute paths."""
+_NO_PERMISSION_MODE: Final = frozenset(
+    {"SessionStart", "Notification", "PreCompact", "PostCompact", "SessionEnd"}
+)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayloadContext:
+    """What every payload shares for one run."""
+
+    session_id: str
+    transcript_path: str
+    cwd: str
+    permission_mode: str = "default"
+    subagent_tool_name: str = "Agent"
+    agent_id: str | None = None
+    agent_type: str | None = None
+
+
+def claude_tool_name(name: str, ctx: PayloadContext) -> str:
+    return ctx.subagent_tool_name if name in SUBAGENT_TOOLS else name
+
+
+def claude_tool_input(name: str, args: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+    """`args` as Claude Code would send them: path arguments made absolute."""
+    out = dict(args)
+    for key in _PATH_KEYS.get(name, ()):
+        value = out.get(key)
+        if isinstance(value, str) and value and not os.path.isabs(value):
+            out[key] = os.path.normpath(os.path.join(cwd, os.path.expanduser(value)))
+    return out
+
+
+def build_payload(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "session_id": ctx.session_id,
+        "transcript_path": ctx.transcript_path,
+        "cwd": ctx.cwd,
+        "hook_event_name": event_name,
+    }
+    if event_name not in _NO_PERMISSION_MODE:
+        payload["permission_mode"] = ctx.permission_mode
+    if ctx.agent_id is not None:
+        payload["agent_id"], payload["agent_type"] = ctx.agent_id, ctx.agent_type
+    payload.update(_fields(event_name, event, ctx))
+    return payload
+
+
+def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
+    if isinstance(event, ToolCallEvent | ToolResultEvent):
+        return _tool_fields(event_name, event, ctx)
+    if isinstance(event, PermissionEvent):
+        question = event.question
+        return {
+            "tool_name": claude_tool_name(question.tool_name or "", ctx),
+            "tool_input": claude_tool_input(question.tool_name or "", question.args or {}, ctx.cwd),
+            "permission_suggestions": [],
+        }
+    if isinstance(event, PromptEvent):
+        return {"prompt": event.prompt}
+    if isinstance(event, StopEvent):
+        return {
+            "stop_hook_active": event.stop_hook_active,
+            "last_assistant_message": event.output or "",
+            "background_tasks": [],
+            "session_crons": [],
+        }
+    if isinstance(event, SubagentEvent):
+        return _subagent_fields(event_name, event)
+    if isinstance(event, CompactEvent):
+        if event_name == "PreCompact":
+            return {"trigger": event.trigger, "custom_instructions": event.instructions}
+        return {"trigger": event.trigger, "compact_summary": event.summary or ""}
+    if isinstance(event, NotificationEvent):
+        fields = {"message": event.message, "notification_type": event.kind}
+        return {**fields, "title": event.title} if event.title else fields
+    if isinstance(event, RunEvent):
+        key = "source" if event_name == "SessionStart" else "reason"
+        return {key: event.source}
+    return {}
+
+
+def _tool_fields(
+    event_name: str, event: ToolCallEvent | ToolResultEvent, ctx: PayloadContext
+) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "tool_name": claude_tool_name(event.tool_name, ctx),
+        "tool_input": claude_tool_input(event.tool_name, event.args, ctx.cwd),
+        "tool_use_id": event.call_id,
+    }
+    if isinstance(event, ToolResultEvent):
+        fields["duration_ms"] = round(event.duration * 1000)
+        if event_name == "PostToolUseFailure":
+            fields["error"] = event.result.content
+            fields["is_interrupt"] = False
+        else:
+            fields["tool_response"] = tool_response(event)
+    return fields
+
+
+def tool_response(event: ToolResultEvent) -> Any:
+    """The tool's result in its structured shape when it has one (e.g. Bash's
+    `{stdout, stderr, interrupted}`), else its text."""
+    data = event.result.data
+    if isinstance(data, Mapping | list):
+        return data
+    return event.result.content
+
+
+def _subagent_fields(event_name: str, event: SubagentEvent) -> dict[str, Any]:
+    fields: dict[str, Any] = {"agent_id": event.agent_id, "agent_type": event.agent_type}
+    if event_name == "SubagentStop":
+        fields.update(
+            stop_hook_active=event.stop_hook_active,
+            last_assistant_message=event.output or "",
+            agent_transcript_path="",
+        )
+    return fields

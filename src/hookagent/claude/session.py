@@ -1,0 +1,77 @@
+"""Per-run state the Claude Code layer keeps: transcript, env file, background hooks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, final
+
+from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude.payload import PayloadContext
+from hookagent.claude.transcript import TranscriptWriter
+from hookagent.kernel.view import RunView
+from hookagent.messages import Message
+
+__all__ = ["ClaudeSession", "Sessions"]
+
+
+@final
+class ClaudeSession:
+    """What the hooks of one run share: ids, paths, and hooks left running in background."""
+
+    __slots__ = ("background", "env_file", "payload", "transcript")
+
+    def __init__(self, run: RunView, options: ClaudeHookOptions) -> None:
+        session_id = run.session_id or run.run_id
+        base = Path(options.project_dir).resolve() / ".hookagent"
+        self.transcript = TranscriptWriter(
+            base / "transcripts" / f"{session_id}.jsonl",
+            session_id=session_id,
+            cwd=options.working_dir,
+        )
+        self.env_file = str(base / "env" / f"{session_id}.sh")
+        self.payload = PayloadContext(
+            session_id=session_id,
+            transcript_path=str(self.transcript.path),
+            cwd=str(Path(options.working_dir).resolve()),
+            permission_mode=options.permission_mode,
+            subagent_tool_name=options.subagent_tool_name,
+        )
+        self.background: set[asyncio.Task[Any]] = set()
+
+    def flush(self, messages: Sequence[Message]) -> None:
+        """Bring the transcript up to date before any hook reads it."""
+        self.transcript.flush(messages)
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def close(self) -> None:
+        """Wait for background hooks (each is bounded by its own timeout)."""
+        if self.background:
+            with contextlib.suppress(Exception):
+                await asyncio.gather(*self.background, return_exceptions=True)
+
+
+@final
+class Sessions:
+    __slots__ = ("_by_run", "_options")
+
+    def __init__(self, options: ClaudeHookOptions) -> None:
+        self._options = options
+        self._by_run: dict[str, ClaudeSession] = {}
+
+    def of(self, run: RunView) -> ClaudeSession:
+        session = self._by_run.get(run.run_id)
+        if session is None:
+            session = self._by_run[run.run_id] = ClaudeSession(run, self._options)
+        return session
+
+    async def end(self, run: RunView) -> None:
+        session = self._by_run.pop(run.run_id, None)
+        if session is not None:
+            session.flush(run.messages)
+            await session.close()

@@ -1,0 +1,109 @@
+"""A merged Claude Code answer (`Combined`) as hookagent's `HookResult`, event by event.
+
+Where each field lands follows CLAUDE_HOOKS.md §3, §7 and §8: a PreToolUse deny blocks the
+call with the reason for the model; ask and defer go to hookagent's approval path; a
+PostToolUse block is feedback next to the result (nothing is undone); a Stop block — or
+Stop context — makes the model continue; `continue: false` ends the run from anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hookagent.claude.model import Combined
+from hookagent.claude.options import ClaudeHookOptions
+from hookagent.hooks.events import ToolResultEvent
+from hookagent.hooks.result import HookResult
+from hookagent.kernel.approval import Answer
+from hookagent.tools.base import ToolResult
+
+__all__ = ["to_hook_result"]
+
+_CONTEXT_EVENTS = frozenset(
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SubagentStart",
+    }
+)
+
+
+def to_hook_result(
+    event_name: str, combined: Combined, event: Any, options: ClaudeHookOptions, by: str | None
+) -> HookResult | None:
+    if not combined.continue_:
+        reason = combined.stop_reason or f"a {event_name} hook stopped the run"
+        return HookResult.stop(reason).decided_by(by or event_name)
+    result = _decision(event_name, combined, event, options)
+    if combined.additional_context and event_name in _CONTEXT_EVENTS:
+        result = result or HookResult.proceed()
+        for text in combined.additional_context:
+            result = result.with_context(text)
+    if result is not None and by is not None and result.kind != "proceed":
+        result = result.decided_by(by)
+    return result
+
+
+def _decision(
+    event_name: str, combined: Combined, event: Any, options: ClaudeHookOptions
+) -> HookResult | None:
+    decision, reason = combined.decision, combined.reason
+    if event_name == "PreToolUse":
+        return _pre_tool(combined)
+    if event_name == "PermissionRequest":
+        return _permission(combined)
+    if event_name in ("PostToolUse", "PostToolUseFailure"):
+        return _post_tool(combined, event)
+    if event_name in ("Stop", "SubagentStop"):
+        if decision == "block":
+            result = HookResult.block(reason or "A Stop hook asked to continue.")
+            for text in combined.additional_context:
+                result = result.with_context(text)
+            return result
+        if combined.additional_context:  # Stop context continues the turn, not as an error
+            return HookResult.block("\n".join(combined.additional_context))
+        return None
+    if event_name in ("UserPromptSubmit", "PreCompact") and decision == "block":
+        return HookResult.block(reason or f"blocked by a {event_name} hook")
+    return None
+
+
+def _pre_tool(combined: Combined) -> HookResult | None:
+    decision, reason = combined.decision, combined.reason
+    if decision == "deny":
+        return HookResult.block(reason or "denied by a PreToolUse hook")
+    result: HookResult | None = None
+    if decision in ("ask", "defer"):
+        question = reason or "A PreToolUse hook asks for approval of this call."
+        result = HookResult.ask(question)
+    if combined.updated_input is not None and decision != "defer":
+        changes = {"args": dict(combined.updated_input)}
+        result = result.with_changes(**changes) if result else HookResult.modify(**changes)
+    return result
+
+
+def _permission(combined: Combined) -> HookResult | None:
+    if combined.decision == "deny":
+        return HookResult.block(combined.reason or "denied by a PermissionRequest hook")
+    if combined.decision == "allow":
+        answer = Answer(approved=True, reason=combined.reason, updated_args=combined.updated_input)
+        return HookResult.modify(answer=answer)
+    return None
+
+
+def _post_tool(combined: Combined, event: Any) -> HookResult | None:
+    result: HookResult | None = None
+    if combined.decision == "block" and combined.reason:
+        result = HookResult.context(combined.reason)  # feedback: the call already happened
+    output = combined.updated_output
+    if output is not None and isinstance(event, ToolResultEvent):
+        text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+        replaced = ToolResult(content=text, is_error=event.result.is_error, data=output)
+        result = (
+            result.with_changes(result=replaced) if result else HookResult.modify(result=replaced)
+        )
+    return result

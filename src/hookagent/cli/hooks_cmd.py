@@ -1,0 +1,285 @@
+"""`hookagent hooks check` and `hookagent hooks test`: Claude Code hooks without a model.
+
+`check` validates settings files and lists which handler fires at which hookagent point for
+which matcher. `test` runs the handlers matching one event payload and prints the merged
+outcome, so a hook script can be tried in a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hookagent.claude.bridge import Selected
+from hookagent.claude.combine import combine
+from hookagent.claude.events import FIRED, TOOL_EVENTS
+from hookagent.claude.matchers import compile_claude_matcher
+from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, LoadedSettings, SettingsSource
+from hookagent.claude.output import read_verdict
+from hookagent.claude.rules import compile_rule
+from hookagent.claude.runner import default_timeout, run_handler
+from hookagent.claude.sources import discover
+from hookagent.errors import ConfigError
+
+__all__ = ["hooks_app"]
+
+hooks_app = typer.Typer(
+    help="Claude Code command hooks: validate settings, try a payload.", no_args_is_help=True
+)
+
+SettingsOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--settings", "-s", help="A settings file (repeatable); read after the standard ones."
+    ),
+]
+ProjectOpt = Annotated[
+    Path, typer.Option("--project", help="The project whose .claude/ settings are read.")
+]
+NoDiscoverOpt = Annotated[
+    bool,
+    typer.Option("--no-discover", help="Read only --settings files, not the standard locations."),
+]
+
+_SUBJECT_FIELD = {
+    "PreToolUse": "tool_name",
+    "PostToolUse": "tool_name",
+    "PostToolUseFailure": "tool_name",
+    "PermissionRequest": "tool_name",
+    "PermissionDenied": "tool_name",
+    "SessionStart": "source",
+    "SessionEnd": "reason",
+    "SubagentStart": "agent_type",
+    "SubagentStop": "agent_type",
+    "PreCompact": "trigger",
+    "PostCompact": "trigger",
+    "Notification": "notification_type",
+}
+
+
+@hooks_app.command("check")
+def check(
+    settings: SettingsOpt = None,
+    project: ProjectOpt = Path("."),
+    no_discover: NoDiscoverOpt = False,
+) -> None:
+    """Validate settings files and list which handler fires where."""
+    raise typer.Exit(_guard(lambda: _check(settings or [], project, not no_discover)))
+
+
+@hooks_app.command("test")
+def test(
+    event: Annotated[str, typer.Argument(help="The Claude Code event, e.g. PreToolUse.")],
+    input_file: Annotated[Path, typer.Option("--input", "-i", help="The event payload, JSON.")],
+    settings: SettingsOpt = None,
+    command: Annotated[
+        str | None,
+        typer.Option("--command", "-c", help="Test this command instead of settings files."),
+    ] = None,
+    cwd: Annotated[Path | None, typer.Option(help="Working directory of the hooks.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    project: ProjectOpt = Path("."),
+    no_discover: NoDiscoverOpt = False,
+) -> None:
+    """Run the hooks matching one payload, with no model, and print the merged outcome."""
+
+    def go() -> int:
+        payload = _read_payload(input_file, event, cwd)
+        specs = _specs(event, payload, settings or [], command, project, not no_discover)
+        return asyncio.run(_test(event, payload, specs, str(project.resolve()), as_json))
+
+    raise typer.Exit(_guard(go))
+
+
+def _guard(action: Any) -> int:
+    try:
+        return int(action())
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+
+
+def _load(files: list[Path], project: Path, standard: bool) -> LoadedSettings:
+    return discover(project, explicit=files, include_standard=standard)
+
+
+def _check(files: list[Path], project: Path, standard: bool) -> int:
+    loaded = _load(files, project, standard)
+    console = Console(soft_wrap=True, highlight=False)
+    console.print("files: " + (", ".join(loaded.files) or "none"))
+    table = Table("event", "point", "matcher", "if", "handler", "timeout", "where")
+    problems = list(loaded.warnings)
+    for spec in loaded.handlers:
+        point = FIRED[spec.event].point.name if spec.event in FIRED else "(not fired)"
+        problems += _problems(spec)
+        timeout = spec.timeout if spec.timeout is not None else default_timeout(spec.event)
+        table.add_row(
+            spec.event,
+            point,
+            spec.matcher or "*",
+            spec.if_rule or "",
+            _command(spec),
+            f"{timeout:g} s",
+            spec.label,
+        )
+    console.print(table)
+    for problem in problems:
+        console.print(f"warning: {problem}")
+    console.print(f"{len(loaded.handlers)} handlers, {len(problems)} warnings")
+    return 0
+
+
+def _problems(spec: HandlerSpec) -> list[str]:
+    found = []
+    matcher = compile_claude_matcher(spec.matcher, event=spec.event)
+    if matcher is not None and matcher.problem:
+        found.append(f"{spec.label}: matcher {matcher.problem}")
+    if spec.event in CLAUDE_EVENTS and spec.event not in FIRED:
+        found.append(f"{spec.label}: hookagent does not fire {spec.event}")
+    if spec.if_rule is not None and spec.event in TOOL_EVENTS:
+        try:
+            rule = compile_rule(spec.if_rule)
+        except ValueError as exc:
+            found.append(f"{spec.label}: if {exc}")
+        else:
+            if rule.problem:
+                found.append(f"{spec.label}: if {rule.problem}")
+    return found
+
+
+def _command(spec: HandlerSpec) -> str:
+    if spec.type != "command":
+        return f"({spec.type}: not run)"
+    return " ".join([spec.command or "", *(spec.args or ())])
+
+
+def _specs(
+    event: str,
+    payload: dict[str, Any],
+    files: list[Path],
+    command: str | None,
+    project: Path,
+    standard: bool,
+) -> list[HandlerSpec]:
+    if command is not None:
+        source = SettingsSource(path="--command", kind="explicit")
+        return [
+            HandlerSpec(
+                event=event,
+                matcher=None,
+                type="command",
+                command=command,
+                source=source,
+                where="command",
+            )
+        ]
+    loaded = _load(files, project, standard)
+    return [
+        s for s in loaded.handlers if s.event == event and s.type == "command" and _fits(s, payload)
+    ]
+
+
+async def _test(
+    event: str, payload: dict[str, Any], specs: list[HandlerSpec], project_dir: str, as_json: bool
+) -> int:
+    workdir = str(payload["cwd"])
+    outcomes = await asyncio.gather(
+        *(
+            run_handler(
+                spec,
+                payload,
+                cwd=workdir,
+                project_dir=project_dir,
+                timeout=spec.timeout if spec.timeout is not None else default_timeout(event),
+            )
+            for spec in specs
+        )
+    )
+    verdicts = [
+        (spec, read_verdict(event, o, spec)) for spec, o in zip(specs, outcomes, strict=True)
+    ]
+    merged = combine(event, verdicts)
+    report = {
+        "decision": merged.decision,
+        "reason": merged.reason,
+        "updated_input": merged.updated_input,
+        "additional_context": list(merged.additional_context),
+        "continue": merged.continue_,
+        "stop_reason": merged.stop_reason,
+        "system_message": "\n".join(merged.system_messages) or None,
+        "hooks": [
+            {
+                "command": _command(spec),
+                "exit_code": o.exit_code,
+                "duration_ms": round(o.duration_ms, 1),
+                "error": v.error or o.error,
+            }
+            for (spec, v), o in zip(verdicts, outcomes, strict=True)
+        ],
+    }
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, default=str))
+    else:
+        _print_report(report)
+    return 0
+
+
+def _read_payload(path: Path, event: str, cwd: Path | None) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the payload: {exc.strerror}", file=str(path)) from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", file=str(path)
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError("the payload must be a JSON object", file=str(path))
+    data.setdefault("session_id", "hooks-test")
+    data.setdefault("transcript_path", "")
+    data["cwd"] = str((cwd or Path(data.get("cwd") or ".")).resolve())
+    data["hook_event_name"] = event
+    return data
+
+
+def _fits(spec: HandlerSpec, payload: dict[str, Any]) -> bool:
+    field = _SUBJECT_FIELD.get(spec.event)
+    subject = payload.get(field) if field else None
+    selected = Selected(spec, compile_claude_matcher(spec.matcher, event=spec.event), _rule(spec))
+    tool_input = payload.get("tool_input") if spec.event in TOOL_EVENTS else None
+    return selected.fits(subject, tool_input, str(payload.get("cwd") or os.getcwd()))
+
+
+def _rule(spec: HandlerSpec) -> Any:
+    if spec.if_rule is None or spec.event not in TOOL_EVENTS:
+        return None
+    try:
+        return compile_rule(spec.if_rule)
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=spec.source.path, key=f"{spec.where}.if") from exc
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    console = Console(soft_wrap=True, highlight=False)
+    console.print(
+        f"decision: {report['decision']}" + (f" — {report['reason']}" if report["reason"] else "")
+    )
+    for key in ("updated_input", "stop_reason", "system_message"):
+        if report[key]:
+            console.print(f"{key}: {report[key]}")
+    for text in report["additional_context"]:
+        console.print(f"context: {text}")
+    if not report["continue"]:
+        console.print("continue: false")
+    for hook in report["hooks"]:
+        error = f" — {hook['error']}" if hook["error"] else ""
+        console.print(
+            f"  {hook['command']}: exit {hook['exit_code']}, {hook['duration_ms']} ms{error}"
+        )
