@@ -53,6 +53,8 @@ class RunOptions:
     max_tokens: int | None = None
     max_seconds: float | None = None
     plugins: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()
+    discover_settings: bool = False
 
 
 @app.command()
@@ -76,6 +78,22 @@ def run(
     max_steps: Annotated[int | None, typer.Option(help="Stop after this many steps.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Stop at this many tokens.")] = None,
     max_seconds: Annotated[float | None, typer.Option(help="Stop after this long.")] = None,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--settings",
+            "-s",
+            metavar="FILE",
+            help="A Claude Code settings file whose command hooks run unchanged. Repeatable.",
+        ),
+    ] = None,
+    discover_settings: Annotated[
+        bool,
+        typer.Option(
+            "--discover-settings",
+            help="Also read the standard Claude Code settings (managed, ~/.claude, .claude/).",
+        ),
+    ] = False,
     plugin: Annotated[
         list[str] | None,
         typer.Option(
@@ -97,6 +115,8 @@ def run(
         max_tokens=max_tokens,
         max_seconds=max_seconds,
         plugins=tuple(plugin or ()),
+        settings=tuple(settings or ()),
+        discover_settings=discover_settings,
     )
     raise typer.Exit(_guarded(lambda: execute(options)))
 
@@ -127,6 +147,8 @@ def execute(options: RunOptions) -> int:
     builder = AgentBuilder().model(model)
     if options.system is not None:
         builder.system_prompt(options.system)
+    if options.settings or options.discover_settings:
+        builder.with_settings(*options.settings, discover=options.discover_settings)
     apply_plugins(builder, options.plugins)
     # After the plugins, so a flag given on the command line has the last word.
     limits: dict[str, Any] = {
