@@ -286,3 +286,12 @@ async def test_managed_hooks_run_in_the_policy_tier(tmp_path: Path) -> None:
     assert {(hook.id, hook.tier) for hook in hooks if hook.point is h.BEFORE_TOOL} == {
         ("claude-managed:PreToolUse", "policy")
     }
+
+
+async def test_one_command_matched_twice_runs_once(tmp_path: Path) -> None:
+    record = tmp_path / "runs.txt"
+    cmd = script(tmp_path, "count", f"open({str(record)!r}, 'a').write('x')\n")
+    file = settings(tmp_path, {"PreToolUse": [group(cmd, "Bash"), group(cmd, "Ba.*")]})
+    run, _ = agent(tmp_path, file, tool_call("Bash", command="ls"), reply("ok"))
+    await run.run("go")
+    assert record.read_text() == "x"

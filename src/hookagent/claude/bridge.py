@@ -138,7 +138,7 @@ class EventHandlers:
         session = self._sessions.of(event.run)
         cwd = session.payload.cwd
         subject, tool_input = self._subject(event, session)
-        chosen = [h.spec for h in self._handlers if h.fits(subject, tool_input, cwd)]
+        chosen = _dedup([h.spec for h in self._handlers if h.fits(subject, tool_input, cwd)])
         if not chosen:
             return None
         session.flush(event.run.messages)
@@ -192,6 +192,21 @@ class EventHandlers:
         if args is None:  # permission_request: the question carries the call
             args = event.question.args or {}
         return name, claude_tool_input(value, args, session.payload.cwd)
+
+
+def _dedup(specs: list[HandlerSpec]) -> list[HandlerSpec]:
+    """One run per command string among settings-file handlers, as Claude Code does (also
+    across matchers); a plugin's copy runs on its own."""
+    seen: set[tuple[str | None, tuple[str, ...] | None]] = set()
+    kept = []
+    for spec in specs:
+        key = (spec.command, spec.args)
+        if spec.source.kind != "plugin":
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(spec)
+    return kept
 
 
 def _decider(decision: str, verdicts: Sequence[tuple[HandlerSpec, HandlerVerdict]]) -> str | None:
