@@ -9,6 +9,7 @@ transcript is flushed before any handler runs, so handlers that read it see the 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, final
@@ -21,7 +22,7 @@ from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.output import read_verdict
 from hookagent.claude.payload import build_payload, claude_tool_input, claude_tool_name
 from hookagent.claude.rules import PermissionRule, compile_rule
-from hookagent.claude.runner import default_timeout, run_handler
+from hookagent.claude.runner import run_handler, timeout_for
 from hookagent.claude.session import ClaudeSession, Sessions
 from hookagent.claude.translate import to_hook_result
 from hookagent.errors import ConfigError
@@ -32,6 +33,8 @@ from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool
 
 __all__ = ["ClaudeHooks", "Selected"]
+
+log = logging.getLogger("hookagent.claude")
 
 
 @final
@@ -147,6 +150,8 @@ class EventHandlers:
         combined = combine(
             self._event, verdicts, updated_input_conflict=self._options.updated_input_conflict
         )
+        for notice in (*combined.system_messages, *combined.errors):
+            log.warning("%s hook: %s", self._event, notice)  # meant for the user
         return to_hook_result(
             self._event, combined, event, self._options, _decider(combined.decision, verdicts)
         )
@@ -155,15 +160,24 @@ class EventHandlers:
         self, specs: Sequence[HandlerSpec], payload: dict[str, Any], session: ClaudeSession
     ) -> list[tuple[HandlerSpec, HandlerVerdict]]:
         """Run `specs` on `payload` in parallel; background (`async`) ones are not awaited."""
+        env_file = session.env_file_ready() if self._event == "SessionStart" else None
         waited = [spec for spec in specs if not spec.run_async]
         for spec in specs:
             if spec.run_async:
-                session.keep(asyncio.ensure_future(self._one(spec, payload, session)))
-        verdicts = await asyncio.gather(*(self._one(s, payload, session) for s in waited))
+                one = self._one(spec, payload, session, env_file, timeout_for(spec, specs))
+                session.keep(asyncio.ensure_future(one))
+        verdicts = await asyncio.gather(
+            *(self._one(s, payload, session, env_file, timeout_for(s, specs)) for s in waited)
+        )
         return list(zip(waited, verdicts, strict=True))
 
     async def _one(
-        self, spec: HandlerSpec, payload: dict[str, Any], session: ClaudeSession
+        self,
+        spec: HandlerSpec,
+        payload: dict[str, Any],
+        session: ClaudeSession,
+        env_file: str | None,
+        limit: float,
     ) -> HandlerVerdict:
         options = self._options
         outcome = await run_handler(
@@ -171,9 +185,9 @@ class EventHandlers:
             payload,
             cwd=session.payload.cwd,
             project_dir=options.project_dir,
-            env_file=session.env_file if self._event == "SessionStart" else None,
+            env_file=env_file,
             session_id=session.payload.session_id,
-            timeout=spec.timeout if spec.timeout is not None else default_timeout(self._event),
+            timeout=limit,
             kill_grace=options.kill_grace_s,
         )
         return read_verdict(self._event, outcome, spec, failure_default=options.on_failure_default)

@@ -31,6 +31,9 @@ __all__ = ["FIRED", "TOOL_EVENTS", "EventMapping", "applies_to"]
 class EventMapping:
     point: HookPoint[Any]
     kind: HookKind
+    """`guard` wherever a handler's JSON can decide anything, `continue: false` included: an
+    observer may only proceed, so a stop from one would be an illegal vote. Only the events
+    that discard the universal fields (§7.3) and decide nothing are observers."""
     subject: str | None
     """The hookagent event field the Claude matcher tests; None: every group runs."""
 
@@ -42,12 +45,12 @@ FIRED: Final[dict[str, EventMapping]] = {
     "PermissionRequest": EventMapping(PERMISSION_REQUEST, "guard", "tool_name"),
     "UserPromptSubmit": EventMapping(USER_PROMPT, "guard", None),
     "Stop": EventMapping(STOP, "guard", None),
-    "SubagentStart": EventMapping(SUBAGENT_START, "observer", "agent_type"),
+    "SubagentStart": EventMapping(SUBAGENT_START, "guard", "agent_type"),
     "SubagentStop": EventMapping(SUBAGENT_STOP, "guard", "agent_type"),
-    "SessionStart": EventMapping(SESSION_START, "observer", "source"),
+    "SessionStart": EventMapping(SESSION_START, "guard", "source"),
     "SessionEnd": EventMapping(SESSION_END, "observer", "source"),
     "PreCompact": EventMapping(BEFORE_COMPACT, "guard", "trigger"),
-    "PostCompact": EventMapping(AFTER_COMPACT, "observer", "trigger"),
+    "PostCompact": EventMapping(AFTER_COMPACT, "guard", "trigger"),
     "Notification": EventMapping(NOTIFICATION, "observer", "kind"),
 }
 """Claude Code events hookagent fires; the others in settings files are parsed, not fired."""

@@ -3,20 +3,27 @@
 The exit code comes first: 0 reads stdout; 2 blocks on the events that honour it, with the
 JSON's own blocking reason or else stderr; any other code, a timeout or a failed start is a
 non-blocking error, unless a valid stdout object decides on an event with a JSON decision.
-Stdout is plain text unless it starts with `{`; an object must parse, fit the schema and name
-the running event in `hookSpecificOutput.hookEventName`, or it is ignored whole and reported.
-stderr is never parsed. A failure then meets `onFailure` (§5.4).
+Whether stdout is text, a valid object or a problem is `schemas.read_stdout`'s to say; here a
+valid object becomes verdict fields. stderr is never parsed. A failure then meets `onFailure`
+(§5.4).
 """
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Final, Literal, final
 
 from hookagent.claude.model import Decision, HandlerSpec, HandlerVerdict, ProcessOutcome
+from hookagent.claude.schemas import (
+    JSON_DECISION,
+    NO_UNIVERSAL,
+    SPECIFIC,
+    TOP_DECISION,
+    Stdout,
+    read_stdout,
+)
 
 __all__ = ["FailurePolicy", "read_verdict"]
 
@@ -24,42 +31,6 @@ FailurePolicy = Literal["continue", "block"]
 
 _PLAIN_CONTEXT: Final = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})
 """Where plain stdout on exit 0 becomes context; elsewhere it only goes to the debug log."""
-_TOP_DECISION: Final = frozenset(
-    {
-        "UserPromptSubmit",
-        "UserPromptExpansion",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PostToolBatch",
-        "Stop",
-        "SubagentStop",
-        "ConfigChange",
-        "PreCompact",
-        "TaskCreated",
-    }
-)
-"""Events that read a top-level `decision: "block"` (§7.4)."""
-_JSON_DECISION: Final = _TOP_DECISION | {
-    "PreToolUse",
-    "PermissionRequest",
-    "PermissionDenied",
-    "Elicitation",
-    "ElicitationResult",
-}
-"""Events with a JSON decision: there a valid stdout object decides even on exit 1 (§7.1)."""
-_NO_UNIVERSAL: Final = frozenset(
-    {
-        "Notification",
-        "InstructionsLoaded",
-        "PreCompact",
-        "SessionEnd",
-        "ConfigChange",
-        "WorktreeCreate",
-        "WorktreeRemove",
-        "StopFailure",
-    }
-)
-"""Events that discard `continue`, `stopReason` and `systemMessage` (§7.3)."""
 _EXIT2_BLOCKS: Final[Mapping[str, Decision]] = {
     "PreToolUse": "deny",
     "Elicitation": "deny",
@@ -87,67 +58,6 @@ _EXIT2_IGNORED: Final = frozenset(
 _FAILURE_BLOCKS: Final[Mapping[str, Decision]] = {**_EXIT2_BLOCKS, "PermissionRequest": "deny"}
 _NO_FAILURE_BLOCK: Final = frozenset({"Stop", "SubagentStop", "TaskCompleted", "TeammateIdle"})
 
-_Check = type | tuple[str, ...] | None
-"""A JSON type, the allowed strings, or None for any value."""
-_TOP: Final[Mapping[str, _Check]] = {
-    "continue": bool,
-    "stopReason": str,
-    "suppressOutput": bool,
-    "systemMessage": str,
-    "terminalSequence": str,
-    "decision": ("approve", "block"),
-    "reason": str,
-    "watchPaths": list,
-    "hookSpecificOutput": dict,
-}
-_CONTEXT: Final[Mapping[str, _Check]] = {"additionalContext": str}
-_ELICITATION: Final[Mapping[str, _Check]] = {
-    "action": ("accept", "decline", "cancel"),
-    "content": dict,
-}
-_SPECIFIC: Final[Mapping[str, Mapping[str, _Check]]] = {
-    "PreToolUse": {
-        "permissionDecision": ("allow", "deny", "ask", "defer"),
-        "permissionDecisionReason": str,
-        "updatedInput": dict,
-        **_CONTEXT,
-    },
-    "PermissionRequest": {"decision": dict},
-    "PermissionDenied": {"retry": bool},
-    "PostToolUse": {
-        **_CONTEXT,
-        "updatedToolOutput": None,
-        "updatedMCPToolOutput": None,
-        "classifierContext": str,
-    },
-    "PostToolUseFailure": _CONTEXT,
-    "PostToolBatch": _CONTEXT,
-    "SubagentStart": _CONTEXT,
-    "Setup": _CONTEXT,
-    "Stop": _CONTEXT,
-    "SubagentStop": _CONTEXT,
-    "UserPromptExpansion": _CONTEXT,
-    "UserPromptSubmit": {**_CONTEXT, "sessionTitle": str, "suppressOriginalPrompt": bool},
-    "SessionStart": {
-        **_CONTEXT,
-        "initialUserMessage": str,
-        "sessionTitle": str,
-        "watchPaths": list,
-        "reloadSkills": bool,
-    },
-    "Elicitation": _ELICITATION,
-    "ElicitationResult": _ELICITATION,
-    "MessageDisplay": {"displayContent": str},
-    "WorktreeCreate": {"worktreePath": str},
-}
-"""`hookSpecificOutput` per event (§7.5); keys not listed are tolerated and ignored."""
-_PERMISSION_CHOICE: Final[Mapping[str, _Check]] = {
-    "behavior": ("allow", "deny"),
-    "updatedInput": dict,
-    "updatedPermissions": list,
-    "message": str,
-    "interrupt": bool,
-}
 _AS_FIELDS: Final = frozenset(
     {
         "permissionDecision",
@@ -184,7 +94,7 @@ def read_verdict(
         verdict = HandlerVerdict(failed=True, error=outcome.error or "the hook did not run")
         failure_reason = verdict.error
     else:
-        stdout = _read_stdout(event, outcome.stdout)
+        stdout = read_stdout(event, outcome.stdout)
         if outcome.exit_code == 0:
             verdict = _exit_zero(event, stdout, texts)
         elif outcome.exit_code == 2:
@@ -199,81 +109,7 @@ def read_verdict(
     return verdict
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _Stdout:
-    """Trimmed stdout, read once: a valid object, plain text, or a problem to report."""
-
-    obj: Mapping[str, Any] | None = None
-    text: str = ""
-    problem: str | None = None
-
-
-def _read_stdout(event: str, stdout: str) -> _Stdout:
-    text = stdout.strip()
-    if not text.startswith("{"):
-        return _Stdout(text=text)  # a JSON array or string is plain text too (§7.2)
-    try:
-        obj = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
-        return _Stdout(problem=f"hook output is not valid JSON: {exc}")
-    problem = _schema_problem(event, obj)
-    if problem is not None:
-        return _Stdout(problem=f"hook output failed validation: {problem}")
-    return _Stdout(obj=obj)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")  # JSON.parse rejects NaN and Infinity
-
-
-def _schema_problem(event: str, obj: Mapping[str, Any]) -> str | None:
-    if problem := _fields_problem(obj, _TOP, ""):
-        return problem
-    if "hookSpecificOutput" not in obj:
-        return None
-    specific: Mapping[str, Any] = obj["hookSpecificOutput"]
-    name = specific.get("hookEventName")
-    if name is None:
-        return "hookSpecificOutput.hookEventName is missing"
-    if name != event:
-        return f"hookSpecificOutput.hookEventName is {name!r} but the event is {event!r}"
-    table = _SPECIFIC.get(event)
-    if table is None:
-        return f"hookSpecificOutput is not accepted on {event}"
-    if problem := _fields_problem(specific, table, "hookSpecificOutput."):
-        return problem
-    if event == "PermissionRequest" and "decision" in specific:
-        choice = specific["decision"]
-        if "behavior" not in choice:
-            return "hookSpecificOutput.decision.behavior is missing"
-        return _fields_problem(choice, _PERMISSION_CHOICE, "hookSpecificOutput.decision.")
-    return None
-
-
-def _fields_problem(obj: Mapping[str, Any], table: Mapping[str, _Check], path: str) -> str | None:
-    for key, check in table.items():
-        if key in obj and not _fits(obj[key], check):
-            return f"{path}{key}: expected {_describe(check)}, got {json.dumps(obj[key])[:80]}"
-    return None
-
-
-def _fits(value: Any, check: _Check) -> bool:
-    if check is None:
-        return True
-    if isinstance(check, tuple):
-        return isinstance(value, str) and value in check
-    return isinstance(value, check)  # null fits nothing: optional fields are omitted, not null
-
-
-def _describe(check: _Check) -> str:
-    names = {bool: "a boolean", str: "a string", dict: "an object", list: "an array"}
-    if isinstance(check, tuple):
-        return " or ".join(json.dumps(option) for option in check)
-    return names.get(check, "a value") if check is not None else "a value"
-
-
-def _exit_zero(event: str, stdout: _Stdout, texts: _Texts) -> HandlerVerdict:
+def _exit_zero(event: str, stdout: Stdout, texts: _Texts) -> HandlerVerdict:
     if stdout.problem is not None:
         return HandlerVerdict(failed=True, error=stdout.problem)  # never context (§7.2)
     if stdout.obj is not None:
@@ -283,7 +119,7 @@ def _exit_zero(event: str, stdout: _Stdout, texts: _Texts) -> HandlerVerdict:
     return HandlerVerdict()
 
 
-def _exit_two(event: str, stdout: _Stdout, stderr: str, texts: _Texts) -> HandlerVerdict:
+def _exit_two(event: str, stdout: Stdout, stderr: str, texts: _Texts) -> HandlerVerdict:
     """A valid object is still read; where exit 2 blocks, it decides, and a JSON `allow`
     cannot lift it. The reason: the object's own blocking reason, else stderr."""
     read = _exit_zero(event, replace(stdout, text=""), texts)
@@ -298,9 +134,9 @@ def _exit_two(event: str, stdout: _Stdout, stderr: str, texts: _Texts) -> Handle
 
 
 def _other_exit(
-    event: str, stdout: _Stdout, outcome: ProcessOutcome, texts: _Texts
+    event: str, stdout: Stdout, outcome: ProcessOutcome, texts: _Texts
 ) -> HandlerVerdict:
-    if event in _JSON_DECISION and stdout.obj is not None:
+    if event in JSON_DECISION and stdout.obj is not None:
         return _from_json(event, stdout.obj, texts)  # decides alone, no error (§7.1)
     return HandlerVerdict(failed=True, error=_failure_message(outcome))
 
@@ -317,9 +153,7 @@ def _failure_message(outcome: ProcessOutcome) -> str:
     return f"exit code {code}"
 
 
-def _failure_reason(
-    outcome: ProcessOutcome, stdout: _Stdout, verdict: HandlerVerdict
-) -> str | None:
+def _failure_reason(outcome: ProcessOutcome, stdout: Stdout, verdict: HandlerVerdict) -> str | None:
     """What a failure turned block says: a failing exit's whole stderr, else the problem."""
     stderr = outcome.stderr.strip()
     if outcome.exit_code not in (0, 2) and stderr:
@@ -346,12 +180,12 @@ def _on_failure(
 
 def _from_json(event: str, obj: Mapping[str, Any], texts: _Texts) -> HandlerVerdict:
     specific: Mapping[str, Any] = obj.get("hookSpecificOutput", {})
-    table = _SPECIFIC.get(event, {})
+    table = SPECIFIC.get(event, {})
     fields: dict[str, Any] = {}
     extra = {k: specific[k] for k in table if k in specific and k not in _AS_FIELDS}
-    if event not in _NO_UNIVERSAL:
+    if event not in NO_UNIVERSAL:
         fields.update(_universal(obj, texts))
-    if "terminalSequence" in obj and (event not in _NO_UNIVERSAL or event == "Notification"):
+    if "terminalSequence" in obj and (event not in NO_UNIVERSAL or event == "Notification"):
         extra["terminalSequence"] = obj["terminalSequence"]
     if event in ("CwdChanged", "FileChanged") and "watchPaths" in obj:
         extra["watchPaths"] = obj["watchPaths"]
@@ -359,7 +193,7 @@ def _from_json(event: str, obj: Mapping[str, Any], texts: _Texts) -> HandlerVerd
         fields.update(_pre_tool_use(obj, specific))
     elif event == "PermissionRequest" and "decision" in specific:
         fields.update(_permission_choice(specific["decision"], extra))
-    elif event in _TOP_DECISION and obj.get("decision") == "block":
+    elif event in TOP_DECISION and obj.get("decision") == "block":
         fields.update(decision="block", reason=obj.get("reason"))
     if "additionalContext" in table and specific.get("additionalContext"):
         fields["additional_context"] = texts.cap(specific["additionalContext"], "additionalContext")

@@ -150,9 +150,11 @@ def tool_response(event: ToolResultEvent) -> Any:
 def _subagent_fields(event_name: str, event: SubagentEvent) -> dict[str, Any]:
     fields: dict[str, Any] = {"agent_id": event.agent_id, "agent_type": event.agent_type}
     if event_name == "SubagentStop":
-        fields.update(
+        fields.update(  # the Stop fields, then the subagent's transcript (§6.2)
             stop_hook_active=event.stop_hook_active,
             last_assistant_message=event.output or "",
+            background_tasks=[],
+            session_crons=[],
             agent_transcript_path="",
         )
     return fields

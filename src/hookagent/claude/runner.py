@@ -33,6 +33,7 @@ __all__ = [
     "hook_env",
     "run_all",
     "run_handler",
+    "timeout_for",
 ]
 
 _COMMAND_TIMEOUT: Final = 600.0
@@ -75,6 +76,17 @@ class RunOptions(TypedDict, total=False):
 def default_timeout(event: str) -> float:
     """Claude Code's default for a command hook on `event` (§5.3), in seconds."""
     return _EVENT_TIMEOUTS.get(event, _COMMAND_TIMEOUT)
+
+
+def timeout_for(spec: HandlerSpec, running: Sequence[HandlerSpec]) -> float:
+    """`spec`'s limit in seconds when it runs alongside `running` (§5.3): its own `timeout`,
+    else the event's default; SessionEnd handlers share one budget instead, 1.5 s raised to
+    the largest configured timeout (at most 60 s), or set by
+    `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`."""
+    if spec.event != "SessionEnd":
+        return _configured(spec)
+    budget = _session_end_budget(running)
+    return min(spec.timeout, budget) if spec.timeout is not None else budget
 
 
 def command_line(spec: HandlerSpec) -> list[str]:
@@ -195,20 +207,13 @@ async def run_all(
 ) -> list[ProcessOutcome]:
     """Run every handler in parallel (§5.1); outcomes in the order of `specs`.
 
-    Without an explicit `timeout`, each handler gets its own (§5.3); SessionEnd handlers share
-    one budget: 1.5 s, raised to the largest configured timeout (at most 60 s), or set by
-    `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`.
+    Without an explicit `timeout`, each handler gets `timeout_for` (§5.3).
     """
-    budget = _session_end_budget(specs)
 
-    def timeout_for(spec: HandlerSpec) -> float:
-        if timeout is not None:
-            return timeout
-        if spec.event == "SessionEnd":
-            return min(spec.timeout, budget) if spec.timeout is not None else budget
-        return _configured(spec)
+    def limit(spec: HandlerSpec) -> float:
+        return timeout if timeout is not None else timeout_for(spec, specs)
 
-    runs = (run_handler(spec, payload, timeout=timeout_for(spec), **kw) for spec in specs)
+    runs = (run_handler(spec, payload, timeout=limit(spec), **kw) for spec in specs)
     return list(await asyncio.gather(*runs))
 
 

@@ -45,6 +45,14 @@ class ClaudeSession:
         """Bring the transcript up to date before any hook reads it."""
         self.transcript.flush(messages)
 
+    def env_file_ready(self) -> str:
+        """The `CLAUDE_ENV_FILE` path, its folder made and the file created empty if missing:
+        hooks append to it with `>>`, which fails when the folder does not exist."""
+        path = Path(self.env_file)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+        return self.env_file
+
     def keep(self, task: asyncio.Task[Any]) -> None:
         self.background.add(task)
         task.add_done_callback(self.background.discard)
