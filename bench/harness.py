@@ -17,6 +17,7 @@ CONCURRENT_RUNS: Final = 200
 CONCURRENT_STEPS: Final = 10
 MODEL_DELAY: Final = 0.005
 MEMORY_STEPS: Final = 1000
+COMMAND_HANDLERS: Final = 10
 
 PER_STEP_TARGET: Final = 10.0
 FLAT_TARGET: Final = 1.25
@@ -24,6 +25,8 @@ FLAT_TARGET: Final = 1.25
 DISPATCH_TARGET: Final = 2.0
 CONCURRENCY_TARGET: Final = 1.5
 MEMORY_TARGET: Final = 2.0
+COMMAND_HOOK_TARGET: Final = 1.2
+"""A command hook's cost over a bare spawn of its script (and 10 in parallel over 10 gathered)."""
 
 PEERS_NOTE: Final = (
     "For context (from the design spec, not measured here): the best-known Python agent\n"

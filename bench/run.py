@@ -10,6 +10,8 @@
 2. Hook dispatch: 10 no-op hooks at one point through the engine vs a plain loop.
 3. Concurrency: 200 runs of 10 steps with a model that sleeps 5 ms per call, vs 50 ms.
 4. Memory: bytes retained per step by a finished 1,000-step run vs the bare loop's messages.
+5. Command hooks: a settings-file PreToolUse handler per tool call (an sh and a python script)
+   vs a bare asyncio subprocess spawn of the same script; 10 handlers in parallel vs one.
 
 Timings are taken with the garbage collector off (collected between samples), repeated, and
 reported as the minimum and median of the repeats; ratios are medians of ratios paired
@@ -29,6 +31,7 @@ import time
 from collections.abc import Sequence
 
 from breakdown import breakdown
+from command_hooks import bench_command_hooks
 from concurrency import bench_concurrency
 from dispatch import bench_dispatch
 from harness import (
@@ -74,6 +77,7 @@ async def bench_all(quick: bool) -> None:
     verdicts += await bench_dispatch(repeats=3 if quick else 21)
     verdicts += await bench_concurrency(repeats=3 if quick else 15)
     verdicts += await bench_memory()
+    verdicts += await bench_command_hooks(repeats=5 if quick else 21)
     summary(verdicts)
 
 

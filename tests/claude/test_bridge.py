@@ -295,3 +295,30 @@ async def test_one_command_matched_twice_runs_once(tmp_path: Path) -> None:
     run, _ = agent(tmp_path, file, tool_call("Bash", command="ls"), reply("ok"))
     await run.run("go")
     assert record.read_text() == "x"
+
+
+async def test_a_stop_hook_that_always_blocks_is_bounded_by_the_budget(tmp_path: Path) -> None:
+    record = tmp_path / "active.txt"
+    cmd = script(
+        tmp_path,
+        "never_done",
+        f"""
+        payload = json.loads(sys.stdin.read())
+        open({str(record)!r}, "a").write(str(payload["stop_hook_active"]) + "\\n")
+        print(json.dumps({{"decision": "block", "reason": "keep going"}}))
+    """,
+    )
+    file = settings(tmp_path, {"Stop": [group(cmd)]})
+    model = ScriptedModel([reply(f"try {i}") for i in range(3)])
+    opts = ClaudeHookOptions(project_dir=str(tmp_path))
+    run = (
+        h.AgentBuilder()
+        .model(model)
+        .budgets(stop_blocks=2)
+        .with_settings(file, project_dir=tmp_path, options=opts)
+        .build()
+    )
+    result = await run.run("go")
+    model.assert_consumed()
+    assert result.stop_reason == "retry_limit"
+    assert record.read_text().split() == ["False", "True", "True"]

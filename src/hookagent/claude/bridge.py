@@ -9,8 +9,9 @@ transcript is flushed before any handler runs, so handlers that read it see the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, final
 
@@ -144,9 +145,10 @@ class EventHandlers:
         chosen = _dedup([h.spec for h in self._handlers if h.fits(subject, tool_input, cwd)])
         if not chosen:
             return None
-        session.flush(event.run.messages)
         payload = build_payload(self._event, event, session.payload)
-        verdicts = await self.run(chosen, payload, session)
+        # the transcript is written while the hooks start: they learn its path from stdin
+        flush = functools.partial(session.flush, event.run.messages)
+        verdicts = await self.run(chosen, payload, session, flush)
         combined = combine(
             self._event, verdicts, updated_input_conflict=self._options.updated_input_conflict
         )
@@ -157,17 +159,24 @@ class EventHandlers:
         )
 
     async def run(
-        self, specs: Sequence[HandlerSpec], payload: dict[str, Any], session: ClaudeSession
+        self,
+        specs: Sequence[HandlerSpec],
+        payload: dict[str, Any],
+        session: ClaudeSession,
+        flush: Callable[[], None],
     ) -> list[tuple[HandlerSpec, HandlerVerdict]]:
         """Run `specs` on `payload` in parallel; background (`async`) ones are not awaited."""
         env_file = session.env_file_ready() if self._event == "SessionStart" else None
         waited = [spec for spec in specs if not spec.run_async]
         for spec in specs:
             if spec.run_async:
-                one = self._one(spec, payload, session, env_file, timeout_for(spec, specs))
+                one = self._one(spec, payload, session, env_file, timeout_for(spec, specs), flush)
                 session.keep(asyncio.ensure_future(one))
         verdicts = await asyncio.gather(
-            *(self._one(s, payload, session, env_file, timeout_for(s, specs)) for s in waited)
+            *(
+                self._one(s, payload, session, env_file, timeout_for(s, specs), flush)
+                for s in waited
+            )
         )
         return list(zip(waited, verdicts, strict=True))
 
@@ -178,6 +187,7 @@ class EventHandlers:
         session: ClaudeSession,
         env_file: str | None,
         limit: float,
+        flush: Callable[[], None],
     ) -> HandlerVerdict:
         options = self._options
         outcome = await run_handler(
@@ -189,6 +199,7 @@ class EventHandlers:
             session_id=session.payload.session_id,
             timeout=limit,
             kill_grace=options.kill_grace_s,
+            before_stdin=flush,
         )
         return read_verdict(self._event, outcome, spec, failure_default=options.on_failure_default)
 

@@ -140,11 +140,15 @@ async def run_handler(
     kill_grace: float = 2.0,
     output_cap: int = 10_000_000,
     spill_dir: str | None = None,
+    before_stdin: Callable[[], object] | None = None,
 ) -> ProcessOutcome:
     """Run one command handler to completion, its timeout, or its start failure.
 
     Args:
         timeout: seconds; None means `spec.timeout`, else the event's default.
+        before_stdin: called once the process is started and before it gets its payload:
+            work the hook depends on (writing the transcript it will read) overlaps its
+            start-up, and is done before it can know where to look.
         output_cap: bytes kept in memory per stream; the rest is read and dropped, or, for
             stdout with `spill_dir`, the whole stream is saved there as `stdout_file`.
     """
@@ -168,6 +172,8 @@ async def run_handler(
             error += f" ({exc.filename})"
         return ProcessOutcome(exit_code=None, error=error, duration_ms=_ms_since(started))
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    if before_stdin is not None:
+        before_stdin()
     out, err = _Capture(output_cap, spill_dir), _Capture(output_cap, None)
     tasks = [
         asyncio.ensure_future(_feed(proc.stdin, _stdin_line(payload))),

@@ -38,10 +38,11 @@ class TranscriptWriter:
                 self._touch()
             return
         lines = []
+        stamp = datetime.now(UTC).isoformat().replace("+00:00", "Z")  # one per flush
         for message in messages[self._written :]:
-            line = self._line(message)
+            line = self._line(message, stamp)
             if line is not None:
-                lines.append(json.dumps(line, ensure_ascii=False, default=str))
+                lines.append(_dumps(line))
         self._written = len(messages)
         self._touch()
         if lines:
@@ -53,7 +54,7 @@ class TranscriptWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.touch()
 
-    def _line(self, message: Message) -> dict[str, Any] | None:
+    def _line(self, message: Message, stamp: str) -> dict[str, Any] | None:
         if isinstance(message, SystemMessage):
             return None
         if isinstance(message, AssistantMessage):
@@ -77,11 +78,14 @@ class TranscriptWriter:
             "uuid": line_uuid,
             "parentUuid": self._last_uuid,
             "sessionId": self._session_id,
-            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            "timestamp": stamp,
             "cwd": self._cwd,
         }
         self._last_uuid = line_uuid
         return line
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
