@@ -42,11 +42,12 @@ class Verdict:
     measure: str
     value: float
     unit: str
-    target: float
+    target: float | None
+    """None: shown for information, beyond what the targets define."""
 
     @property
     def passed(self) -> bool:
-        return self.value <= self.target
+        return self.target is None or self.value <= self.target
 
 
 @dataclass(slots=True)
@@ -94,10 +95,14 @@ def summary(verdicts: Sequence[Verdict]) -> None:
     width = max(len(v.measure) for v in verdicts) + 2
     print(f"{'measure':<{width}}{'value':>9}  {'unit':<12}{'target':>9}  verdict")
     for v in verdicts:
+        if v.target is None:
+            print(f"{v.measure:<{width}}{v.value:>9.2f}  {v.unit:<12}{'':>9}  (info)")
+            continue
         verdict = "PASS" if v.passed else "MISS"
         print(
             f"{v.measure:<{width}}{v.value:>9.2f}  {v.unit:<12}{'<= ':>5}{v.target:<4g}  {verdict}"
         )
-    passed = sum(v.passed for v in verdicts)
-    print(f"\n{passed} of {len(verdicts)} within target.")
+    judged = [v for v in verdicts if v.target is not None]
+    passed = sum(v.passed for v in judged)
+    print(f"\n{passed} of {len(judged)} within target.")
     print(PEERS_NOTE)
