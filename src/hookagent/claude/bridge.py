@@ -200,6 +200,7 @@ class EventHandlers:
             timeout=limit,
             kill_grace=options.kill_grace_s,
             before_stdin=flush,
+            env=session.env(spec, with_env_file=env_file is not None),
         )
         return read_verdict(self._event, outcome, spec, failure_default=options.on_failure_default)
 

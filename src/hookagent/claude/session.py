@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, final
 
+from hookagent.claude.model import HandlerSpec
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.payload import PayloadContext
+from hookagent.claude.runner import hook_env
 from hookagent.claude.transcript import TranscriptWriter
 from hookagent.kernel.view import RunView
 from hookagent.messages import Message
@@ -21,7 +24,7 @@ __all__ = ["ClaudeSession", "Sessions"]
 class ClaudeSession:
     """What the hooks of one run share: ids, paths, and hooks left running in background."""
 
-    __slots__ = ("background", "env_file", "payload", "transcript")
+    __slots__ = ("_envs", "background", "env_file", "payload", "project_dir", "transcript")
 
     def __init__(self, run: RunView, options: ClaudeHookOptions) -> None:
         session_id = run.session_id or run.run_id
@@ -40,6 +43,25 @@ class ClaudeSession:
             subagent_tool_name=options.subagent_tool_name,
         )
         self.background: set[asyncio.Task[Any]] = set()
+        self.project_dir = options.project_dir
+        self._envs: dict[tuple[str | None, bool], dict[bytes, bytes]] = {}
+
+    def env(self, spec: HandlerSpec, *, with_env_file: bool) -> dict[bytes, bytes]:
+        """The hook environment, built once per run: the host's as the run started, plus
+        the variables Claude Code sets (which differ only by plugin and env file). Kept
+        encoded: encoding it for every spawn costs more than the rest of the hook's path."""
+        key = (spec.source.plugin_root, with_env_file)
+        env = self._envs.get(key)
+        if env is None:
+            text = hook_env(
+                spec,
+                project_dir=self.project_dir,
+                env_file=self.env_file if with_env_file else None,
+                session_id=self.payload.session_id,
+            )
+            env = {os.fsencode(name): os.fsencode(value) for name, value in text.items()}
+            self._envs[key] = env
+        return env
 
     def flush(self, messages: Sequence[Message]) -> None:
         """Bring the transcript up to date before any hook reads it."""
