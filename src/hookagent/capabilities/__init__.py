@@ -1,0 +1,1 @@
+"""Capabilities: hook providers bringing tools and the hooks that govern them."""
