@@ -125,7 +125,7 @@ class Agent:
         emit: Emit | None,
     ) -> RunResult:
         state = RunState(parent_run_id=parent_run_id, metadata=dict(metadata or {}))
-        view = RunView(state)
+        view = RunView(state, self._specs)
         watch = HookWatch(self._watch_tick) if self._watch_tick is not None else None
         ctx = RunContext(
             state=state,

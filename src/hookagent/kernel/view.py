@@ -14,6 +14,7 @@ from hookagent.hooks.decision import Decision
 from hookagent.kernel.records import StepRecord
 from hookagent.kernel.state import RunState, RunStatus
 from hookagent.messages import Message
+from hookagent.models.base import ToolSpec
 from hookagent.usage import Usage
 
 __all__ = ["ListView", "RunView"]
@@ -50,10 +51,12 @@ class ListView(Sequence[T]):
 class RunView:
     """What hooks may read of a run."""
 
-    __slots__ = ("_decisions", "_messages", "_metadata", "_state", "_steps")
+    __slots__ = ("_decisions", "_messages", "_metadata", "_state", "_steps", "tool_specs")
 
-    def __init__(self, state: RunState) -> None:
+    def __init__(self, state: RunState, tool_specs: Sequence[ToolSpec] = ()) -> None:
         self._state = state
+        self.tool_specs = tuple(tool_specs)
+        """The tools this run offers the model, as the model sees them."""
         self._messages = ListView(state.messages)
         self._steps = ListView(state.steps)
         self._decisions = ListView(state.decisions)
