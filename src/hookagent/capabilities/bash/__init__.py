@@ -1,0 +1,18 @@
+"""The shell capability: `Bash(root, policy)` brings the `Bash` tool and its deny-list guard."""
+
+from hookagent.capabilities.bash.capability import Bash
+from hookagent.capabilities.bash.env import SCRUBBED
+from hookagent.capabilities.bash.parse import ParsedCommand, SimpleCommand, parse_command
+from hookagent.capabilities.bash.policy import BashPolicy
+from hookagent.capabilities.bash.rules import DEFAULT_DENY, DenyRule
+
+__all__ = [
+    "DEFAULT_DENY",
+    "SCRUBBED",
+    "Bash",
+    "BashPolicy",
+    "DenyRule",
+    "ParsedCommand",
+    "SimpleCommand",
+    "parse_command",
+]

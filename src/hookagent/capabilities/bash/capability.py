@@ -1,0 +1,57 @@
+"""`Bash(root, policy)`: the shell tool and the guard that keeps it from wrecking the host.
+
+The deny rules are a `before_tool` hook in the policy tier, not a check inside the tool, so
+they show up in decision records like any other guard and default-tier hooks cannot outvote
+them. Being a hook, the check sees the arguments as modified by the hooks that ran before it
+(system-tier hooks only); a default-tier hook that rewrites `command` afterwards is trusted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from hookagent.capabilities.bash.parse import parse_command
+from hookagent.capabilities.bash.policy import BashPolicy
+from hookagent.capabilities.bash.rules import find_violation
+from hookagent.hooks.decorators import HookProvider, hook
+from hookagent.hooks.events import ToolCallEvent
+from hookagent.hooks.points import BEFORE_TOOL
+from hookagent.hooks.result import HookResult
+from hookagent.tools.base import Tool
+
+__all__ = ["Bash"]
+
+
+class Bash(HookProvider):
+    """Runs `bash -c COMMAND` in `root` (see `tool.py` for the tool, `process.py` for how a
+    command is run and stopped, `env.py` for its environment, `rules.py` for the deny list).
+
+    `root` need not exist yet; a call made while it is missing is an error result.
+    """
+
+    name = "bash"
+
+    def __init__(self, root: str | os.PathLike[str], policy: BashPolicy | None = None) -> None:
+        self.root = Path(root).expanduser().absolute()
+        self.policy = policy if policy is not None else BashPolicy()
+
+    def tools(self) -> Iterable[Tool]:
+        from hookagent.capabilities.bash.tool import BashTool  # pydantic loads on use
+
+        yield BashTool(self.root, self.policy)
+
+    @hook(BEFORE_TOOL, match="Bash", tier="policy", kind="guard", priority=100, timeout=None)
+    def deny(self, event: ToolCallEvent) -> HookResult | None:
+        """Block a command that breaks a deny rule; the model reads the rule's name."""
+        command = event.args.get("command")
+        if not isinstance(command, str):
+            return None  # the tool reports the bad arguments
+        violation = find_violation(
+            parse_command(command), self.policy.rules, self.policy.allow_patterns
+        )
+        return None if violation is None else HookResult.block(violation.message)
+
+    def __repr__(self) -> str:
+        return f"Bash({str(self.root)!r})"

@@ -1,0 +1,199 @@
+"""Run one shell command: its own process group, bounded output, nothing left behind.
+
+The command starts in a new session, so it leads a process group that holds everything it
+spawns. Both pipes are read concurrently into `_HeadTail` buffers (the first and last few KiB
+are kept, the middle is counted and dropped), so a command printing 100 MB costs a few
+hundred KiB. The call ends in one of two ways:
+
+- The shell exits. Whatever it left in its group (`server &`, `sleep 100 &` holding the
+  pipes open) gets SIGTERM, then SIGKILL once the pipes close or `kill_grace` passes: a
+  command's processes never outlive its call. (Claude Code's `run_in_background` is not
+  offered.)
+- The timeout passes. The whole group gets SIGTERM, then SIGKILL once the shell has exited
+  and the pipes are closed, or after `kill_grace`; the output read so far is kept.
+
+A process that left the group (`setsid`) is out of reach; if it holds the pipes, reading
+stops `_DRAIN_LIMIT` seconds after the group is gone. Cancelling the call kills the group at
+once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Final, final
+
+__all__ = ["Captured", "Completed", "run_command"]
+
+_CHUNK: Final = 65_536
+_POLL: Final = 0.01
+_DRAIN_LIMIT: Final = 1.0
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Captured:
+    """What was kept of one output stream."""
+
+    head: bytes
+    tail: bytes
+    """The last bytes; with `head`, the whole stream when `total` is their length."""
+    total: int
+    """Bytes the stream carried."""
+
+    def window(self, limit: int, head: int, tail: int) -> str:
+        """The stream as text, or when longer than `limit` its first `head` and last `tail`
+        bytes around a marker counting what was left out."""
+        kept = self.head + self.tail
+        if self.total <= limit and self.total == len(kept):
+            return kept.decode("utf-8", errors="replace")
+        first, last = self.head[:head], kept[len(kept) - tail :]
+        dropped = self.total - len(first) - len(last)
+        return (
+            f"{first.decode('utf-8', errors='replace')}\n... [{dropped} bytes truncated] ...\n"
+            f"{last.decode('utf-8', errors='replace')}"
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Completed:
+    exit_code: int | None
+    """The shell's exit status (128 + N when signal N killed it); None when timed out."""
+    stdout: Captured
+    stderr: Captured
+    timed_out: bool = False
+    duration: float = 0.0
+
+
+async def run_command(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    limit: float,
+    kill_grace: float,
+    keep_head: int,
+    keep_tail: int,
+) -> Completed:
+    """Run `argv` to completion or `limit` seconds. Raises `OSError` if it cannot start."""
+    started = perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env=dict(env),
+        start_new_session=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _HeadTail(keep_head, keep_tail), _HeadTail(keep_head, keep_tail)
+    readers = (
+        asyncio.ensure_future(out.drain(proc.stdout)),
+        asyncio.ensure_future(err.drain(proc.stderr)),
+    )
+    timed_out = False
+    try:
+        try:
+            async with asyncio.timeout(limit):
+                await _exited(proc)
+        except TimeoutError:
+            timed_out = True
+        await _stop_group(proc, readers, kill_grace)
+    except BaseException:  # cancelled: the command must not outlive its caller
+        await asyncio.shield(_stop_group(proc, readers, 0.0))
+        raise
+    return Completed(
+        exit_code=None if timed_out else _status(proc.returncode),
+        stdout=out.captured(),
+        stderr=err.captured(),
+        timed_out=timed_out,
+        duration=perf_counter() - started,
+    )
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until the shell has exited, whoever still holds its pipes. (Python 3.12+'s
+    `Process.wait()` also waits for the pipes, so it only serves as a fast path.)"""
+    waiter = asyncio.ensure_future(proc.wait())
+    try:
+        while proc.returncode is None:
+            await asyncio.wait((waiter,), timeout=_POLL)
+    finally:
+        waiter.cancel()
+
+
+async def _stop_group(
+    proc: asyncio.subprocess.Process, readers: Sequence[asyncio.Future[None]], grace: float
+) -> None:
+    """SIGTERM the command's group, SIGKILL it once the shell is gone and the pipes are
+    closed (or after `grace`), then finish reading."""
+    pgid = proc.pid  # start_new_session: the shell leads its own group
+    deadline = perf_counter() + grace
+    _signal_group(pgid, signal.SIGTERM)
+    await _until(lambda: proc.returncode is not None, grace)
+    await asyncio.wait(readers, timeout=max(deadline - perf_counter(), 0.0))
+    _signal_group(pgid, signal.SIGKILL)  # members that ignore SIGTERM or closed their pipes
+    await _until(lambda: proc.returncode is not None, _DRAIN_LIMIT)
+    _, pending = await asyncio.wait(readers, timeout=_DRAIN_LIMIT)
+    for reader in pending:  # held open by a process that left the group
+        reader.cancel()
+    if pending:
+        await asyncio.wait(pending)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    # The group id stays reserved while any member (even a zombie) exists, so it cannot
+    # name someone else's group here.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _until(done: Callable[[], bool], limit: float) -> None:
+    deadline = perf_counter() + limit
+    while not done():
+        if perf_counter() >= deadline:
+            return
+        await asyncio.sleep(_POLL)
+
+
+def _status(returncode: int | None) -> int | None:
+    if returncode is None or returncode >= 0:
+        return returncode
+    return 128 - returncode  # killed by a signal, reported as a shell would
+
+
+@final
+class _HeadTail:
+    """A stream read to EOF, keeping its first `head_cap` and last `tail_cap` bytes."""
+
+    __slots__ = ("_head", "_head_cap", "_tail", "_tail_cap", "_total")
+
+    def __init__(self, head_cap: int, tail_cap: int) -> None:
+        self._head_cap, self._tail_cap = head_cap, tail_cap
+        self._head, self._tail = bytearray(), bytearray()
+        self._total = 0
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(_CHUNK):
+            self.feed(chunk)
+
+    def feed(self, chunk: bytes) -> None:
+        self._total += len(chunk)
+        room = self._head_cap - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self._tail += chunk
+            if len(self._tail) > self._tail_cap:
+                del self._tail[: len(self._tail) - self._tail_cap]
+
+    def captured(self) -> Captured:
+        return Captured(head=bytes(self._head), tail=bytes(self._tail), total=self._total)

@@ -1,0 +1,132 @@
+"""The `Bash` tool: Claude Code's input shape, REFERENCE §9.1's output.
+
+Input `{command, description?, timeout?}`; `timeout` is in **milliseconds**, as Claude
+Code's Bash takes it, and may not exceed `BashPolicy.max_timeout_s`. `run_in_background` is
+not offered (a command's processes end with its call), so passing it is an argument error.
+
+The model reads, joined by blank lines: `Command timed out after Ns` (timeout), `Exit code: N`
+(non-zero), stdout, `STDERR:` and stderr, or `(no output)` when both streams are empty; each
+stream is cut to `BashPolicy.max_output` bytes (head, marker, tail). Hooks see Claude Code's
+`tool_response` plus the exit code, `{stdout, stderr, interrupted, isImage, exit_code}`, with
+up to `keep_head + keep_tail` bytes of each stream. A non-zero exit or a timeout is an error
+result, as Claude Code reports a failing command (PostToolUseFailure).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any, ClassVar, Final, final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hookagent.capabilities.bash.env import command_env
+from hookagent.capabilities.bash.policy import BashPolicy
+from hookagent.capabilities.bash.process import Completed, run_command
+from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.tools.model_tool import ModelTool
+
+__all__ = ["ENV_FILE_KEY", "BashArgs", "BashTool"]
+
+ENV_FILE_KEY: Final = "claude_env_file"
+"""Run metadata key: a file of `export` lines (Claude Code's `CLAUDE_ENV_FILE`, written by
+SessionStart hooks) sourced before each command when it exists."""
+
+
+class BashArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(min_length=1, description="The command to run with bash.")
+    description: str | None = Field(
+        default=None, description="What the command does, in 5-10 words."
+    )
+    timeout: float | None = Field(
+        default=None, description="Milliseconds before the command is stopped (max 600000)."
+    )
+
+
+@final
+class BashTool(ModelTool[BashArgs]):
+    name: ClassVar[str] = "Bash"
+    description: ClassVar[str] = (
+        "Run a shell command with bash in the project directory and return its output. "
+        "stdin is empty; background processes are stopped when the command ends. "
+        "`timeout` is in milliseconds (default 120000, max 600000 unless configured)."
+    )
+    args_model: ClassVar[type[Any]] = BashArgs
+
+    def __init__(self, root: Path, policy: BashPolicy) -> None:
+        self.root = root
+        self.policy = policy
+
+    async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
+        limit = self._limit(args.timeout)
+        if isinstance(limit, str):
+            return ToolResult.error(limit)
+        if not self.root.is_dir():
+            return ToolResult.error(f"Working directory {self.root} does not exist")
+        env = command_env(os.environ, allow=self.policy.env_allow, extra=self.policy.extra_env)
+        argv = [_shell(env), "-c", _with_env_file(args.command, ctx)]
+        try:
+            done = await run_command(
+                argv,
+                cwd=str(self.root),
+                env=env,
+                limit=limit,
+                kill_grace=self.policy.kill_grace_s,
+                keep_head=self.policy.keep_head,
+                keep_tail=self.policy.keep_tail,
+            )
+        except OSError as exc:
+            return ToolResult.error(f"Could not start {argv[0]}: {exc.strerror or exc}")
+        return self._result(done, limit)
+
+    def _limit(self, timeout_ms: float | None) -> float | str:
+        """The timeout in seconds, or the error message for a bad one."""
+        if timeout_ms is None:
+            return self.policy.default_timeout_s
+        most = self.policy.max_timeout_s * 1000
+        if not 0 < timeout_ms <= most:
+            return f"Invalid timeout {timeout_ms:g} ms: give milliseconds above 0, at most {most:g}"
+        return timeout_ms / 1000
+
+    def _result(self, done: Completed, limit: float) -> ToolResult:
+        policy = self.policy
+        kept = policy.keep_head + policy.keep_tail
+        data = {
+            "stdout": done.stdout.window(kept, policy.keep_head, policy.keep_tail),
+            "stderr": done.stderr.window(kept, policy.keep_head, policy.keep_tail),
+            "interrupted": done.timed_out,
+            "isImage": False,
+            "exit_code": done.exit_code,
+        }
+        shown = (policy.max_output, policy.output_head, policy.output_tail)
+        stdout = done.stdout.window(*shown).rstrip("\n")
+        stderr = done.stderr.window(*shown).rstrip("\n")
+        parts: list[str] = []
+        if done.timed_out:
+            parts.append(f"Command timed out after {limit:g}s")
+        if done.exit_code:
+            parts.append(f"Exit code: {done.exit_code}")
+        if stdout:
+            parts.append(stdout)
+        if stderr:
+            parts.append("STDERR:\n" + stderr)
+        if not stdout and not stderr:
+            parts.append("(no output)")
+        is_error = done.timed_out or done.exit_code != 0
+        return ToolResult(content="\n\n".join(parts), is_error=is_error, data=data)
+
+
+def _shell(env: dict[str, str]) -> str:
+    """bash from the command's PATH, else /bin/sh."""
+    return shutil.which("bash", path=env.get("PATH", os.defpath)) or "/bin/sh"
+
+
+def _with_env_file(command: str, ctx: ToolContext) -> str:
+    path = ctx.run.metadata.get(ENV_FILE_KEY)
+    if isinstance(path, str) and os.path.isfile(path):
+        return f". {shlex.quote(path)}\n{command}"
+    return command
