@@ -1,0 +1,84 @@
+"""`FileTools(root)`: Claude Code's file tools, confined to one directory.
+
+`Read`, `Write`, `Edit`, `Glob`, `Grep` and `LS` take Claude Code's input shapes, so hooks
+and settings-file scripts written for Claude Code see what they expect. Every path is
+resolved beneath `root` by the tools themselves (`paths.py`): no hook, whatever its order,
+can route a call around the confinement.
+
+The one hook, `files:absolute_paths` (system tier, before_tool), rewrites a relative path
+argument into the absolute path under `root` it means, so every later hook sees absolute
+paths as Claude Code hooks do. It is a convenience for hooks, not a guard.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Final
+
+from hookagent.capabilities.files.grep import GrepTool
+from hookagent.capabilities.files.listing import LSTool
+from hookagent.capabilities.files.paths import Root
+from hookagent.capabilities.files.read import ReadTool
+from hookagent.capabilities.files.search import GlobTool
+from hookagent.capabilities.files.write import EditTool, WriteTool
+from hookagent.hooks.decorators import HookProvider, hook
+from hookagent.hooks.events import ToolCallEvent
+from hookagent.hooks.points import BEFORE_TOOL
+from hookagent.hooks.result import HookResult
+from hookagent.tools.base import Tool
+
+__all__ = ["FileTools"]
+
+PATH_ARGS: Final = {
+    "Read": "file_path",
+    "Write": "file_path",
+    "Edit": "file_path",
+    "Glob": "path",
+    "Grep": "path",
+    "LS": "path",
+}
+"""The argument naming a path, per tool."""
+
+
+class FileTools(HookProvider):
+    """Read, Write, Edit, Glob, Grep and LS over the files under `root`.
+
+    Args:
+        root: the directory the tools may touch; relative paths resolve against it.
+        read_only: leave out Write and Edit.
+    """
+
+    name = "files"
+
+    def __init__(self, root: str | os.PathLike[str], *, read_only: bool = False) -> None:
+        self.root: Final = Root(root)
+        self.read_only: Final = read_only
+
+    def __repr__(self) -> str:
+        return f"FileTools({self.root.path!r}, read_only={self.read_only})"
+
+    def tools(self) -> Iterable[Tool]:
+        yield ReadTool(self.root)
+        if not self.read_only:
+            yield WriteTool(self.root)
+            yield EditTool(self.root)
+        yield GlobTool(self.root)
+        yield GrepTool(self.root)
+        yield LSTool(self.root)
+
+    @hook(
+        BEFORE_TOOL,
+        match="|".join(PATH_ARGS),
+        tier="system",
+        priority=1000,
+        kind="transform",
+        quiet=True,
+    )
+    def absolute_paths(self, event: ToolCallEvent) -> HookResult | None:
+        key = PATH_ARGS[event.tool_name]
+        value = event.args.get(key)
+        if not isinstance(value, str) or "\x00" in value or os.path.isabs(value):
+            return None
+        absolute = os.path.normpath(os.path.join(self.root.path, os.path.expanduser(value)))
+        return HookResult.modify(args={**event.args, key: absolute})

@@ -1,0 +1,51 @@
+"""`FileTool`: the base of the file tools, confined to a `Root` and run off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import abstractmethod
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from hookagent.capabilities.files.paths import PathError, Root
+from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.tools.model_tool import ModelTool
+
+__all__ = ["Args", "FileTool"]
+
+A = TypeVar("A", bound=BaseModel)
+
+
+class Args(BaseModel):
+    """Arguments of a file tool: Claude Code's field names, nothing else accepted."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class FileTool(ModelTool[A]):
+    """Subclasses implement `execute`, a plain blocking function over the parsed arguments.
+
+    It runs on a worker thread, so a large read or a search over a big tree does not stall
+    the loop; a `PathError` (or any `OSError`) it raises becomes the error result the model
+    reads.
+    """
+
+    def __init__(self, root: Root) -> None:
+        self.root = root
+
+    async def run(self, args: A, ctx: ToolContext) -> ToolResult:
+        try:
+            return await asyncio.to_thread(self.execute, args)
+        except PathError as exc:
+            return ToolResult.error(str(exc))
+        except OSError as exc:  # not foreseen by the tool, but still the model's to read
+            where = getattr(args, "file_path", None) or getattr(args, "path", None) or "."
+            return ToolResult.error(f"{self.name} {where}: {exc.strerror or exc}")
+
+    @abstractmethod
+    def execute(self, args: A) -> ToolResult:
+        """Do the work; expected failures raise `PathError` (or return an error result)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, root={self.root.path!r})"

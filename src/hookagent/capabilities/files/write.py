@@ -1,0 +1,188 @@
+"""`Write{file_path, content}` and `Edit{file_path, old_string, new_string, replace_all?}`.
+
+Both replace the file atomically: the new text goes to a temporary file in the same
+directory (opened relative to the directory's fd, `O_EXCL | O_NOFOLLOW`), is fsynced and
+renamed over the target with `os.replace`, so a reader sees the old file or the new one and a
+failure part way leaves the old file as it was. An existing file keeps its mode.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from contextlib import suppress
+from typing import Any, ClassVar, Final, final
+
+from pydantic import Field
+
+from hookagent.capabilities.files.paths import (
+    PathError,
+    Resolved,
+    describe,
+    open_regular,
+    os_errors,
+)
+from hookagent.capabilities.files.tool import Args, FileTool
+from hookagent.tools.base import ToolResult
+
+__all__ = ["MAX_EDIT_BYTES", "EditArgs", "EditTool", "WriteArgs", "WriteTool", "atomic_write"]
+
+MAX_EDIT_BYTES: Final = 16 << 20
+"""Edit reads the whole file; larger files are refused."""
+_TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class WriteArgs(Args):
+    file_path: str = Field(description="The file to write (absolute, or relative to the root).")
+    content: str = Field(description="The whole new content of the file.")
+
+
+class EditArgs(Args):
+    file_path: str = Field(description="The file to edit (absolute, or relative to the root).")
+    old_string: str = Field(description="The exact text to replace.")
+    new_string: str = Field(description="The text to put in its place.")
+    replace_all: bool = Field(
+        default=False, description="Replace every occurrence, not just a unique one."
+    )
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def atomic_write(parent_fd: int, name: str, data: bytes, mode: int | None) -> None:
+    """Replace `name` in the directory `parent_fd` with `data`; `mode` None for a new file
+    (the umask applies), else the mode to keep."""
+    temp = f".{secrets.token_hex(8)}.hookagent-tmp"
+    fd = os.open(temp, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=parent_fd)
+    try:
+        try:
+            _write_all(fd, data)
+            if mode is not None:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temp, dir_fd=parent_fd)
+        raise
+    with suppress(OSError):  # the rename itself durable; not every filesystem allows it
+        os.fsync(parent_fd)
+
+
+def _existing_mode(found: Resolved) -> int | None:
+    if found.stat is None:
+        return None
+    if not stat.S_ISREG(found.stat.st_mode):
+        raise PathError(f"{found.display}: is {describe(found.stat.st_mode)}; cannot write it")
+    return stat.S_IMODE(found.stat.st_mode)
+
+
+@final
+class WriteTool(FileTool[WriteArgs]):
+    name: ClassVar[str] = "Write"
+    description: ClassVar[str] = (
+        "Write a file, replacing it if it exists; missing parent directories are created. "
+        "The write is atomic."
+    )
+    args_model: ClassVar[type[Any]] = WriteArgs
+
+    def execute(self, args: WriteArgs) -> ToolResult:
+        where = self.root.locate(args.file_path)
+        found = self.root.resolve(where, create_dirs=True)
+        try:
+            mode = _existing_mode(found)
+            data = args.content.encode("utf-8")
+            with os_errors(where.display):
+                atomic_write(found.parent_fd, found.name, data, mode)
+        finally:
+            os.close(found.parent_fd)
+        lines = len(args.content.splitlines())
+        return ToolResult(
+            content=f"Successfully wrote {len(data)} bytes ({lines} lines) to {where.display}",
+            data={
+                "type": "create" if mode is None else "update",
+                "filePath": where.display,
+                "content": args.content,
+                "success": True,
+            },
+        )
+
+
+@final
+class EditTool(FileTool[EditArgs]):
+    name: ClassVar[str] = "Edit"
+    description: ClassVar[str] = (
+        "Replace exact text in a file. `old_string` must occur exactly once unless "
+        "`replace_all` is set; copy it from Read's output without the line-number prefix. "
+        "The write is atomic."
+    )
+    args_model: ClassVar[type[Any]] = EditArgs
+
+    def execute(self, args: EditArgs) -> ToolResult:
+        where = self.root.locate(args.file_path)
+        if args.old_string == args.new_string:
+            return ToolResult.error(
+                f"{where.display}: old_string and new_string are identical; nothing to change"
+            )
+        if not args.old_string:
+            return ToolResult.error(
+                f"{where.display}: old_string must not be empty; use Write to create a file"
+            )
+        found = self.root.resolve(where)
+        try:
+            mode = _existing_mode(found)
+            text = _read_text(found)
+            new_text, count = _replace(text, args, where.display)
+            with os_errors(where.display):
+                atomic_write(found.parent_fd, found.name, new_text.encode("utf-8"), mode)
+        finally:
+            os.close(found.parent_fd)
+        return ToolResult(
+            content=f"Successfully replaced {count} occurrence(s) in {where.display}",
+            data={
+                "filePath": where.display,
+                "oldString": args.old_string,
+                "newString": args.new_string,
+                "replaceAll": args.replace_all,
+            },
+        )
+
+
+def _read_text(found: Resolved) -> str:
+    fd, st = open_regular(found)
+    with os.fdopen(fd, "rb") as f, os_errors(found.display):
+        if st.st_size > MAX_EDIT_BYTES:
+            raise PathError(
+                f"{found.display}: {st.st_size} bytes is too large to edit "
+                f"(limit {MAX_EDIT_BYTES}); use Write"
+            )
+        raw = f.read(MAX_EDIT_BYTES + 1)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PathError(f"{found.display}: is not a UTF-8 text file; cannot edit it") from None
+
+
+def _replace(text: str, args: EditArgs, display: str) -> tuple[str, int]:
+    old, new = args.old_string, args.new_string
+    count = text.count(old)
+    if count == 0 and "\r\n" in text and "\n" in old:  # Read shows CRLF lines without `\r`
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        count = text.count(old)
+    if count == 0:
+        raise PathError(
+            f"{display}: old_string was not found. Read the file and copy the text exactly, "
+            "including whitespace and indentation."
+        )
+    if count > 1 and not args.replace_all:
+        raise PathError(
+            f"{display}: old_string was found {count} times. Add surrounding context to make "
+            "it unique, or set replace_all to replace every occurrence."
+        )
+    return text.replace(old, new), count
