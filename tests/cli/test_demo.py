@@ -33,13 +33,13 @@ def test_demo_command_shows_the_four_scenarios(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "before_tool: block by user:block_rm_rf" in out
-    assert "before_tool: modify by user:dry_run_push" in out
-    assert "'git push origin release' → 'git push --dry-run origin release'" in out
+    assert "before_tool: modify by user:redact_secrets" in out
+    assert "API_KEY=***" in out and "REGION=eu-west-1" in out
     assert "A stop hook forces one more step" in out
-    assert "stop: block by user:tests_before_stop — tests have not been run yet" in out
+    assert "stop: block by user:check_before_stop — nothing has checked the file" in out
     assert "should_continue: stop by limits:step_limit" in out
     assert "stop reason: steps_limit" in out
-    assert list(tmp_path.iterdir()) == []  # the tools are simulated: nothing was written
+    assert list(tmp_path.iterdir()) == []  # the tools work in their own temporary folders
 
 
 def test_every_scenario_plays_out_as_claimed() -> None:

@@ -1,17 +1,21 @@
 """`hookagent demo`: four short runs in which hooks decide, with no API key and no network.
 
-The model is a `ScriptedModel` and the tools only pretend (`run_command` executes nothing,
-`write_file` writes to a dict), so the demo is deterministic and fast. Every run uses the same
-agent configuration; each script steers it into one decision: a guard's block, a transform's
-rewrite, a stop hook's refusal, a limit's stop. The demo checks that each run recorded the
-decision it is meant to show, so it cannot silently drift from what it claims.
+The model is a `ScriptedModel`; the tools are the real `Bash` and file tools, confined to a
+fresh temporary folder, and the scripted commands are harmless there even if a hook failed.
+Every run uses the same agent configuration; each script steers it into one decision: a
+guard's block, a transform's rewrite, a stop hook's refusal, a limit's stop. The demo checks
+that each run recorded the decision it is meant to show, so it cannot silently drift from
+what it claims.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, final
 
 from rich.console import Console
@@ -19,6 +23,8 @@ from rich.text import Text
 
 from hookagent.agent import Agent
 from hookagent.builder import AgentBuilder
+from hookagent.capabilities.bash import Bash
+from hookagent.capabilities.files import FileTools
 from hookagent.cli.render import LiveRenderer, stream_run
 from hookagent.hooks.events import StopEvent, ToolCallEvent
 from hookagent.hooks.points import BEFORE_TOOL, STOP
@@ -26,7 +32,6 @@ from hookagent.hooks.result import HookResult
 from hookagent.kernel.result import RunResult
 from hookagent.models.base import ModelResponse
 from hookagent.models.scripted import ScriptedModel, reply, turn
-from hookagent.tools.function import FunctionTool
 
 __all__ = ["SCENARIOS", "Scenario", "build_agent", "run_demo"]
 
@@ -52,15 +57,16 @@ SCENARIOS: Final = (
     Scenario(
         title="(a) A guard blocks a dangerous call",
         explain="Guard hook user:block_rm_rf at before_tool returns HookResult.block for any "
-        "`rm -rf`. The tool never runs; the model reads the error result and adapts.",
+        "`rm -rf`. The Bash tool never runs it; the model reads the error result and adapts. "
+        "(Bash's own policy-tier deny list would also stop `rm -rf /` and friends.)",
         prompt="Free some disk space in the build directory.",
         turns=(
-            _call("I'll wipe the build directory.", "run_command", "a1", command="rm -rf build/"),
+            _call("I'll wipe the build directory.", "Bash", "a1", command="rm -rf build/"),
             _call(
                 "That was refused; removing only the stale artefacts.",
-                "run_command",
+                "Bash",
                 "a2",
-                command="rm build/app.o build/app.tmp",
+                command="rm build/app.o build/app.tmp && ls build",
             ),
             reply("Removed build/app.o and build/app.tmp; the directory itself is kept."),
         ),
@@ -69,46 +75,53 @@ SCENARIOS: Final = (
     ),
     Scenario(
         title="(b) A transform rewrites arguments",
-        explain="Transform hook user:dry_run_push at before_tool returns "
-        "HookResult.modify(args=...), turning `git push` into `git push --dry-run`. The "
-        "tool runs with the rewritten arguments.",
-        prompt="Push the release branch.",
+        explain="Transform hook user:redact_secrets at before_tool returns "
+        "HookResult.modify(args=...), replacing a live API key in what the Write tool is "
+        "about to save. The file on disk holds the redacted text.",
+        prompt="Save the service configuration.",
         turns=(
-            _call("Pushing.", "run_command", "b1", command="git push origin release"),
-            reply("The push ran as a dry run: nothing was sent."),
+            _call(
+                "Saving it.",
+                "Write",
+                "b1",
+                file_path="service.env",
+                content="API_KEY=sk-live-4f9a2c\nREGION=eu-west-1\n",
+            ),
+            _call("Checking the file.", "Read", "b2", file_path="service.env"),
+            reply("Saved service.env; the key was redacted before it reached the disk."),
         ),
         shows=("before_tool", "modify"),
         stop_reason="completed",
     ),
     Scenario(
         title="(c) A stop hook forces one more step",
-        explain="Stop hook user:tests_before_stop blocks the first attempt to finish (files "
-        "changed, tests not run); its reason becomes the model's next instruction. Once "
-        "pytest has run, it lets the run stop.",
+        explain="Stop hook user:check_before_stop blocks the first attempt to finish (a file "
+        "was written and nothing checked it); its reason becomes the model's next "
+        "instruction. Once the model has looked at its work, the run may stop.",
         prompt="Add a changelog entry for the fix.",
         turns=(
             _call(
                 "Adding the entry.",
-                "write_file",
+                "Write",
                 "c1",
-                path="CHANGELOG.md",
+                file_path="CHANGELOG.md",
                 content="- Fix: retries no longer double-count steps.\n",
             ),
             reply("Changelog updated."),
-            _call("Running the tests first.", "run_command", "c2", command="pytest -q"),
-            reply("Changelog updated, and the tests pass (12 passed)."),
+            _call("Checking the entry first.", "Bash", "c2", command="grep -c Fix CHANGELOG.md"),
+            reply("Changelog updated and checked: one entry."),
         ),
         shows=("stop", "block"),
         stop_reason="completed",
     ),
     Scenario(
         title="(d) A limit ends the run",
-        explain="Built with .limits(max_steps=3). The model keeps polling CI, so "
+        explain="Built with .limits(max_steps=3). The model keeps polling a status file, so "
         "limits:step_limit at should_continue stops the run after step 3 "
         "(stop_reason steps_limit).",
-        prompt="Wait for CI to finish.",
+        prompt="Wait for the deployment to finish.",
         turns=tuple(
-            _call("Checking CI.", "run_command", f"d{n}", command="gh run view --exit-status")
+            _call("Checking the deployment.", "Bash", f"d{n}", command="cat deploy.status")
             for n in (1, 2, 3)
         ),
         shows=("should_continue", "stop"),
@@ -117,28 +130,13 @@ SCENARIOS: Final = (
     ),
 )
 
-_CANNED: Final = (
-    ("pytest", "12 passed in 0.31s"),
-    ("git push --dry-run", "To origin\n * [new branch] release -> release (dry run)"),
-    ("gh run view", "status: in_progress"),
-)
 
-
-def simulated_tools() -> tuple[FunctionTool, FunctionTool]:
-    """`run_command` and `write_file`, neither touching the machine."""
-    files: dict[str, str] = {}
-
-    def run_command(command: str) -> str:
-        """Run a shell command (simulated: nothing is executed)."""
-        canned = next((out for prefix, out in _CANNED if command.startswith(prefix)), "ok")
-        return f"(simulated) $ {command}\n{canned}"
-
-    def write_file(path: str, content: str) -> str:
-        """Write a text file (simulated: kept in memory)."""
-        files[path] = content
-        return f"(simulated) wrote {len(content)} characters to {path}"
-
-    return FunctionTool(run_command), FunctionTool(write_file)
+def workspace(root: Path) -> None:
+    """The files the scenarios work on, in a fresh temporary folder."""
+    (root / "build").mkdir()
+    for name in ("app.o", "app.tmp", "keep.txt"):
+        (root / "build" / name).write_text(name + "\n")
+    (root / "deploy.status").write_text("status: in_progress\n")
 
 
 def block_rm_rf(event: ToolCallEvent) -> HookResult | None:
@@ -147,32 +145,39 @@ def block_rm_rf(event: ToolCallEvent) -> HookResult | None:
     return None
 
 
-def dry_run_push(event: ToolCallEvent) -> HookResult | None:
-    command = str(event.args.get("command", ""))
-    if command.startswith("git push") and "--dry-run" not in command:
-        dry = command.replace("git push", "git push --dry-run", 1)
-        return HookResult.modify(args={**event.args, "command": dry})
+def redact_secrets(event: ToolCallEvent) -> HookResult | None:
+    content = str(event.args.get("content", ""))
+    redacted = _SECRET.sub(r"\1=***", content)
+    if redacted != content:
+        return HookResult.modify(args={**event.args, "content": redacted})
     return None
 
 
-def tests_before_stop(event: StopEvent) -> HookResult | None:
+_SECRET: Final = re.compile(r"\b([A-Z_]*(?:KEY|TOKEN|SECRET))=\S+")
+
+
+def check_before_stop(event: StopEvent) -> HookResult | None:
     """Reads the run's own history, so the hook keeps no state between runs."""
     ran = [e for step in event.run.steps for e in step.executions if not e.blocked]
-    wrote = any(e.name == "write_file" for e in ran)
-    tested = any(str(e.args.get("command", "")).startswith("pytest") for e in ran)
-    if wrote and not tested:
-        return HookResult.block("tests have not been run yet: run pytest before finishing")
+    last_write = max((i for i, e in enumerate(ran) if e.name == "Write"), default=None)
+    if last_write is not None and not any(
+        e.name in ("Bash", "Read") for e in ran[last_write + 1 :]
+    ):
+        return HookResult.block("nothing has checked the file you wrote: look at it first")
     return None
 
 
-def build_agent(model: ScriptedModel, *, max_steps: int | None = None) -> Agent:
+def build_agent(model: ScriptedModel, root: Path, *, max_steps: int | None = None) -> Agent:
     builder = (
         AgentBuilder()
         .model(model)
-        .tools(*simulated_tools())
-        .on(BEFORE_TOOL, block_rm_rf, match="run_command", name="block_rm_rf")
-        .on(BEFORE_TOOL, dry_run_push, match="run_command", name="dry_run_push", kind="transform")
-        .on(STOP, tests_before_stop, name="tests_before_stop")
+        .with_(FileTools(root))
+        .with_(Bash(root))
+        .on(BEFORE_TOOL, block_rm_rf, match="Bash", name="block_rm_rf")
+        .on(
+            BEFORE_TOOL, redact_secrets, match="Write|Edit", name="redact_secrets", kind="transform"
+        )
+        .on(STOP, check_before_stop, name="check_before_stop")
     )
     if max_steps is not None:
         builder.limits(max_steps=max_steps)
@@ -205,9 +210,11 @@ async def _play(console: Console, scenarios: Sequence[Scenario]) -> list[str]:
         console.rule(Text(scenario.title, style="bold"))
         console.print(Text(scenario.explain, style="dim"), soft_wrap=False)
         model = ScriptedModel(scenario.turns, source=scenario.title)
-        result = await stream_run(
-            build_agent(model, max_steps=scenario.max_steps), scenario.prompt, renderer
-        )
+        with tempfile.TemporaryDirectory(prefix="hookagent-demo-") as folder:
+            root = Path(folder)
+            workspace(root)
+            agent = build_agent(model, root, max_steps=scenario.max_steps)
+            result = await stream_run(agent, scenario.prompt, renderer)
         try:
             model.assert_consumed()
         except AssertionError as exc:

@@ -91,7 +91,7 @@ class Dispatcher:
             call_id=getattr(folded.event, "call_id", None),
             outcome=folded.outcome,
             reason=best.reason,
-            hook=folded.decided_by or folded.modified_by,
+            hook=_decider(folded),
             votes=tuple(folded.votes),
             ran=folded.ran,
             duration=folded.duration,
@@ -196,6 +196,13 @@ class Dispatcher:
                 f"a bool (question from hook {question.hook} at {question.point})"
             )
         return reply
+
+
+def _decider(folded: Folded[Any]) -> str | None:
+    """For a modification, the hook whose change stands last; else the deciding hook."""
+    if folded.best.kind == "proceed" and folded.modified_by is not None:
+        return folded.modified_by
+    return folded.decided_by or folded.modified_by
 
 
 _ROUTINE: Final = {

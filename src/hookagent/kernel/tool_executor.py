@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from time import perf_counter
 from types import MappingProxyType
 from typing import Any, final
@@ -20,7 +21,7 @@ from hookagent.kernel.failures import ErrorHandler
 from hookagent.kernel.records import ToolExecution
 from hookagent.kernel.stream import ToolFinished, ToolStarted
 from hookagent.messages import ToolCall, ToolResultMessage
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.tools.base import PreparesArgs, ToolContext, ToolResult
 
 __all__ = ["ToolExecutor"]
 
@@ -61,6 +62,9 @@ class ToolExecutor:
         if invalid is not None:  # nothing can run, so there is nothing for hooks to guard
             self._record(ctx, call, call.args, None, invalid)
             return
+        tool = ctx.tools[call.name]
+        if isinstance(tool, PreparesArgs):
+            call = replace(call, args=tool.prepare(call.args))
         args: Mapping[str, Any] = call.args
         proxy: Mapping[str, Any] | None = None
         contexts: tuple[str, ...] = ()

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from hookagent.kernel.view import RunView
     from hookagent.messages import ToolCall
 
-__all__ = ["Tool", "ToolContext", "ToolResult"]
+__all__ = ["PreparesArgs", "Tool", "ToolContext", "ToolResult"]
 
 
 @final
@@ -78,3 +78,11 @@ class Tool(Protocol):
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
         """Run with arguments already parsed from JSON (validation is the tool's job)."""
         ...
+
+
+@runtime_checkable
+class PreparesArgs(Protocol):
+    """A tool that puts its arguments in canonical form before hooks see them (e.g. paths
+    made absolute, as Claude Code sends them). Not a decision: nothing is recorded."""
+
+    def prepare(self, args: Mapping[str, Any], /) -> Mapping[str, Any]: ...

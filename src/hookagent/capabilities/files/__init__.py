@@ -5,9 +5,9 @@ and settings-file scripts written for Claude Code see what they expect. Every pa
 resolved beneath `root` by the tools themselves (`paths.py`): no hook, whatever its order,
 can route a call around the confinement.
 
-The one hook, `files:absolute_paths` (system tier, before_tool), rewrites a relative path
-argument into the absolute path under `root` it means, so every later hook sees absolute
-paths as Claude Code hooks do. It is a convenience for hooks, not a guard.
+Each tool also `prepare`s its arguments: a relative path becomes the absolute path under
+`root` it means before any hook sees the call, as Claude Code sends paths to hooks. That is
+canonical form, not a decision, so it leaves no record; confinement stays in the tools.
 """
 
 from __future__ import annotations
@@ -22,10 +22,7 @@ from hookagent.capabilities.files.paths import Root
 from hookagent.capabilities.files.read import ReadTool
 from hookagent.capabilities.files.search import GlobTool
 from hookagent.capabilities.files.write import EditTool, WriteTool
-from hookagent.hooks.decorators import HookProvider, hook
-from hookagent.hooks.events import ToolCallEvent
-from hookagent.hooks.points import BEFORE_TOOL
-from hookagent.hooks.result import HookResult
+from hookagent.hooks.decorators import HookProvider
 from hookagent.tools.base import Tool
 
 __all__ = ["FileTools"]
@@ -66,19 +63,3 @@ class FileTools(HookProvider):
         yield GlobTool(self.root)
         yield GrepTool(self.root)
         yield LSTool(self.root)
-
-    @hook(
-        BEFORE_TOOL,
-        match="|".join(PATH_ARGS),
-        tier="system",
-        priority=1000,
-        kind="transform",
-        quiet=True,
-    )
-    def absolute_paths(self, event: ToolCallEvent) -> HookResult | None:
-        key = PATH_ARGS[event.tool_name]
-        value = event.args.get(key)
-        if not isinstance(value, str) or "\x00" in value or os.path.isabs(value):
-            return None
-        absolute = os.path.normpath(os.path.join(self.root.path, os.path.expanduser(value)))
-        return HookResult.modify(args={**event.args, key: absolute})

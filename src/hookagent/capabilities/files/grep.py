@@ -59,6 +59,7 @@ class GrepArgs(Args):
 
 @final
 class GrepTool(FileTool[GrepArgs]):
+    path_arg = "path"
     name: ClassVar[str] = "Grep"
     description: ClassVar[str] = (
         "Search file contents with a regular expression (Python `re` syntax). output_mode "

@@ -30,6 +30,7 @@ class LSArgs(Args):
 
 @final
 class LSTool(FileTool[LSArgs]):
+    path_arg = "path"
     name: ClassVar[str] = "LS"
     description: ClassVar[str] = (
         "List a directory: `[dir]` entries first, then `[file]` (and `[link]` for symbolic "

@@ -28,6 +28,7 @@ class GlobArgs(Args):
 
 @final
 class GlobTool(FileTool[GlobArgs]):
+    path_arg = "path"
     name: ClassVar[str] = "Glob"
     description: ClassVar[str] = (
         "Find files by name pattern (`**` spans directories, `{a,b}` alternates). Returns "

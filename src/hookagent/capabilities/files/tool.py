@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from abc import abstractmethod
-from typing import TypeVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -31,8 +33,20 @@ class FileTool(ModelTool[A]):
     reads.
     """
 
+    path_arg: ClassVar[str] = "file_path"
+    """The argument naming the path this tool works on."""
+
     def __init__(self, root: Root) -> None:
         self.root = root
+
+    def prepare(self, args: Mapping[str, Any], /) -> Mapping[str, Any]:
+        """A relative path made absolute under root, as Claude Code sends paths to hooks;
+        anything odd is left for the tool to refuse with a clear error."""
+        value = args.get(self.path_arg)
+        if not isinstance(value, str) or not value or "\x00" in value or os.path.isabs(value):
+            return args
+        absolute = os.path.normpath(os.path.join(self.root.path, os.path.expanduser(value)))
+        return {**args, self.path_arg: absolute}
 
     async def run(self, args: A, ctx: ToolContext) -> ToolResult:
         try:

@@ -1,0 +1,30 @@
+"""MCP servers as a capability, through the official SDK (install `hookagent[mcp]`).
+
+Each tool of each server becomes a hookagent tool named `mcp__<server>__<tool>` (names
+sanitised to `[A-Za-z0-9_-]`), so Claude Code matchers such as `mcp__memory__.*` govern it
+like any other tool. Connect before building the agent, since the builder collects tools then::
+
+    from hookagent.capabilities.mcp import MCP, HttpServer, StdioServer
+
+    servers = {
+        "math": StdioServer(command="python", args=["math_server.py"]),
+        "docs": HttpServer(url="https://example.com/mcp", headers={"Authorization": "Bearer …"}),
+    }
+    async with MCP(servers) as mcp:
+        agent = AgentBuilder().model(model).with_(mcp).build()
+        result = await agent.run("what is 2 + 3?")
+
+`MCP.from_claude_config(".mcp.json")` reads Claude Code's project file instead.
+"""
+
+from hookagent.capabilities.mcp.capability import MCP
+from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, StdioServer
+from hookagent.capabilities.mcp.tool import MCPTool
+
+__all__ = [
+    "HttpServer",
+    "MCP",
+    "MCPTool",
+    "ServerConfig",
+    "StdioServer",
+]
