@@ -192,3 +192,32 @@ def test_hooks_test_with_a_command_and_no_match(tmp_path: Path) -> None:
     )
     assert json.loads(none.stdout) | {"hooks": []} == json.loads(none.stdout)
     assert json.loads(none.stdout)["decision"] == "none"
+
+
+def test_run_with_real_file_tools_and_bash(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    turns = [
+        {"tool_calls": [{"name": "Write", "args": {"file_path": "hello.txt", "content": "hi\n"}}]},
+        {"tool_calls": [{"name": "Bash", "args": {"command": "cat hello.txt && pwd"}}]},
+        {"tool_calls": [{"name": "Read", "args": {"file_path": "../outside.txt"}}]},
+        {"text": "done"},
+    ]
+    (tmp_path / "turns.json").write_text(json.dumps(turns))
+    out = hookagent(
+        tmp_path,
+        "run",
+        "go",
+        "--model",
+        "scripted:turns.json",
+        "--root",
+        "work",
+        "--allow-bash",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    write, bash, escape = json.loads(out.stdout)["tool_calls"]
+    assert (work / "hello.txt").read_text() == "hi\n" and not write["is_error"]
+    assert bash["result"].startswith("hi\n") and str(work.resolve()) in bash["result"]
+    assert escape["is_error"] and "outside" in escape["result"]
+    assert not (tmp_path / "outside.txt").exists()

@@ -55,6 +55,9 @@ class RunOptions:
     plugins: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     discover_settings: bool = False
+    root: str | None = None
+    allow_bash: bool = False
+    read_only: bool = False
 
 
 @app.command()
@@ -94,6 +97,22 @@ def run(
             help="Also read the standard Claude Code settings (managed, ~/.claude, .claude/).",
         ),
     ] = False,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="Give the agent the file tools (Read, Write, Edit, Glob, Grep, LS), "
+            "confined to DIR, and TodoWrite.",
+        ),
+    ] = None,
+    allow_bash: Annotated[
+        bool,
+        typer.Option("--allow-bash", help="Also give it Bash, run in --root (default: .)."),
+    ] = False,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="File tools without Write and Edit.")
+    ] = False,
     plugin: Annotated[
         list[str] | None,
         typer.Option(
@@ -117,6 +136,9 @@ def run(
         plugins=tuple(plugin or ()),
         settings=tuple(settings or ()),
         discover_settings=discover_settings,
+        root=root,
+        allow_bash=allow_bash,
+        read_only=read_only,
     )
     raise typer.Exit(_guarded(lambda: execute(options)))
 
@@ -147,6 +169,7 @@ def execute(options: RunOptions) -> int:
     builder = AgentBuilder().model(model)
     if options.system is not None:
         builder.system_prompt(options.system)
+    _install_tools(builder, options)
     if options.settings or options.discover_settings:
         builder.with_settings(*options.settings, discover=options.discover_settings)
     apply_plugins(builder, options.plugins)
@@ -172,6 +195,20 @@ def execute(options: RunOptions) -> int:
         result = asyncio.run(stream_run(agent, options.prompt, LiveRenderer(_console())))
     _warn_unused(model)
     return exit_code(result)
+
+
+def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
+    """The built-in capabilities the flags ask for; each is loaded only when asked for."""
+    if options.root is not None:
+        from hookagent.capabilities.files import FileTools
+        from hookagent.capabilities.planning import TaskPlanning
+
+        builder.with_(FileTools(options.root, read_only=options.read_only))
+        builder.with_(TaskPlanning())
+    if options.allow_bash:
+        from hookagent.capabilities.bash import Bash
+
+        builder.with_(Bash(options.root or "."))
 
 
 def exit_code(result: RunResult) -> int:
