@@ -39,3 +39,31 @@ def test_the_points_table_matches_the_points() -> None:
     assert set(documented) == {point.name for point in h.ALL_POINTS}
     for point in h.ALL_POINTS:
         assert documented[point.name] == set(point.decisions) - {"stop"}, point.name
+
+
+def test_the_capabilities_example_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    block = next(b for b in python_blocks() if "FileTools(" in b and "Bash(" in b)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo").mkdir()
+    from hookagent.testing import ScriptedModel
+
+    namespace: dict[str, object] = {"model": ScriptedModel([]), "h": __import__("hookagent")}
+    exec(compile(block, "README.md", "exec"), namespace)
+    agent = namespace["agent"]
+    names = sorted(agent.tools)  # type: ignore[attr-defined]
+    assert names == sorted(
+        [
+            "Read",
+            "Write",
+            "Edit",
+            "Glob",
+            "Grep",
+            "LS",
+            "Bash",
+            "TodoWrite",
+            "store_metadata",
+            "read_metadata",
+            "list_metadata",
+            "tools",
+        ]
+    )
