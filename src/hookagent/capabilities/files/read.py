@@ -30,7 +30,10 @@ MAX_LINE_CHARS: Final = 2000
 SNIFF_BYTES: Final = 8192
 _MAX_LINE_BYTES: Final = 4 * MAX_LINE_CHARS + 4
 """Enough bytes for `MAX_LINE_CHARS` characters of any UTF-8 text, plus one."""
-_CHUNK: Final = 1 << 20
+_CHUNK: Final = 1 << 18
+_READ_BUFFER: Final = 1 << 16
+"""Small buffers: a window read touches little of the file, and big ones cost their size
+in memory and time on every call."""
 SCAN_LIMIT: Final = 64 << 20
 """Bytes Read scans past its window (to count the lines left, or to find the end of an
 overlong line) before it gives up and reports the total as unknown: time stays bounded too."""
@@ -104,7 +107,7 @@ class ReadTool(FileTool[ReadArgs]):
 
 
 def _reader(fd: int) -> io.BufferedReader:
-    return io.BufferedReader(io.FileIO(fd, "rb", closefd=True), buffer_size=_CHUNK)
+    return io.BufferedReader(io.FileIO(fd, "rb", closefd=True), buffer_size=_READ_BUFFER)
 
 
 def _numbered(window: _Window) -> str:
