@@ -23,7 +23,7 @@ from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import Emit, RunFinished, StreamEvent
 from hookagent.kernel.view import RunView
 from hookagent.models.base import Model, ToolSpec
-from hookagent.tools.base import Tool
+from hookagent.tools.base import PreparesArgs, Tool
 
 __all__ = ["Agent"]
 
@@ -59,6 +59,11 @@ class Agent:
             ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
             for t in self.tools.values()
         )
+        self._preparers = {
+            name: tool.prepare
+            for name, tool in self.tools.items()
+            if isinstance(tool, PreparesArgs)
+        }
         self._kernel = Kernel()
         timeouts = [h.timeout for h in registry if h.is_async and h.timeout is not None]
         self._watch_tick = min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None
@@ -133,6 +138,7 @@ class Agent:
             hooks=Dispatcher(self.registry, state, view, approver=approver, emit=emit, watch=watch),
             model=self.model,
             tools=self.tools,
+            preparers=self._preparers,
             tool_specs=self._specs,
             system_prompt=self.system_prompt,
             settings=self.settings,

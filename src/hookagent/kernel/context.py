@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, final
@@ -47,6 +47,8 @@ class RunContext:
     hooks: Dispatcher
     model: Model
     tools: Mapping[str, Tool]
+    preparers: Mapping[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]]
+    """Per tool name, its `prepare` step if it has one (resolved once, not per call)."""
     tool_specs: tuple[ToolSpec, ...]
     system_prompt: str | None
     settings: Mapping[str, Any]

@@ -21,7 +21,7 @@ from hookagent.kernel.failures import ErrorHandler
 from hookagent.kernel.records import ToolExecution
 from hookagent.kernel.stream import ToolFinished, ToolStarted
 from hookagent.messages import ToolCall, ToolResultMessage
-from hookagent.tools.base import PreparesArgs, ToolContext, ToolResult
+from hookagent.tools.base import ToolContext, ToolResult
 
 __all__ = ["ToolExecutor"]
 
@@ -62,9 +62,9 @@ class ToolExecutor:
         if invalid is not None:  # nothing can run, so there is nothing for hooks to guard
             self._record(ctx, call, call.args, None, invalid)
             return
-        tool = ctx.tools[call.name]
-        if isinstance(tool, PreparesArgs):
-            call = replace(call, args=tool.prepare(call.args))
+        prepare = ctx.preparers.get(call.name)
+        if prepare is not None:
+            call = replace(call, args=prepare(call.args))
         args: Mapping[str, Any] = call.args
         proxy: Mapping[str, Any] | None = None
         contexts: tuple[str, ...] = ()
