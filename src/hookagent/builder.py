@@ -59,8 +59,15 @@ class AgentBuilder:
         }
         self._error_policy: ErrorPolicy = ErrorPolicy.default()
 
-    def model(self, model: Model | str) -> Self:
-        self._model = resolve_model(model) if isinstance(model, str) else model
+    def model(
+        self, model: Model | str, *, base_url: str | None = None, api_key: str | None = None
+    ) -> Self:
+        """A driver, or a name such as `openai:gpt-4.1-mini`, `anthropic:claude-sonnet-4-5`,
+        `openai-compatible:llama3` (with `base_url`) or `scripted:turns.json`."""
+        if isinstance(model, str):
+            self._model = resolve_model(model, base_url=base_url, api_key=api_key)
+        else:
+            self._model = model
         return self
 
     def system_prompt(self, text: str) -> Self:

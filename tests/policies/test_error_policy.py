@@ -116,3 +116,10 @@ def test_presets_match_their_names() -> None:
 def test_bad_policies_are_config_errors(kwargs: dict[str, object]) -> None:
     with pytest.raises(h.ConfigError, match="ErrorPolicy"):
         h.ErrorPolicy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_providers_retry_after_is_honoured_up_to_the_cap() -> None:
+    policy = h.ErrorPolicy(backoff=1.0, max_backoff=5.0, jitter=False)
+    assert policy.delay(1, 2.5) == 2.5
+    assert policy.delay(1, 90) == 5.0
+    assert policy.delay(2, None) == 2.0

@@ -58,6 +58,7 @@ class RunOptions:
     root: str | None = None
     allow_bash: bool = False
     read_only: bool = False
+    base_url: str | None = None
 
 
 @app.command()
@@ -97,6 +98,15 @@ def run(
             help="Also read the standard Claude Code settings (managed, ~/.claude, .claude/).",
         ),
     ] = False,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            metavar="URL",
+            help="The server of an OpenAI-compatible or self-hosted model "
+            "(vLLM, Ollama, llama.cpp, LM Studio, OpenRouter).",
+        ),
+    ] = None,
     root: Annotated[
         str | None,
         typer.Option(
@@ -137,6 +147,7 @@ def run(
         settings=tuple(settings or ()),
         discover_settings=discover_settings,
         root=root,
+        base_url=base_url,
         allow_bash=allow_bash,
         read_only=read_only,
     )
@@ -165,7 +176,7 @@ def demo() -> None:
 
 def execute(options: RunOptions) -> int:
     """Build the agent `options` describe, run it, report; the exit code."""
-    model = resolve_model(options.model)
+    model = resolve_model(options.model, base_url=options.base_url)
     builder = AgentBuilder().model(model)
     if options.system is not None:
         builder.system_prompt(options.system)

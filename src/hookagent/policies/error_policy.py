@@ -124,8 +124,11 @@ class ErrorPolicy:
             on_failure="raise",
         )
 
-    def delay(self, attempt: int) -> float:
-        """Exponential backoff for the `attempt`-th failure, with full jitter."""
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Exponential backoff for the `attempt`-th failure, with full jitter; a provider's
+        `Retry-After` (carried by its error) is honoured, up to `max_backoff`."""
+        if isinstance(retry_after, int | float) and retry_after >= 0:
+            return min(float(retry_after), self.max_backoff)
         if self.backoff <= 0:
             return 0.0
         ceiling = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
@@ -142,7 +145,7 @@ class ErrorPolicy:
                     f"{what} (still failing after {self.max_retries} retries)",
                     stop_reason="retry_limit",
                 )
-            wait = self.delay(event.attempt)
+            wait = self.delay(event.attempt, getattr(event.error, "retry_after", None))
             if wait:
                 await asyncio.sleep(wait)
             return HookResult.retry(f"retry {event.attempt} of {self.max_retries}: {what}")
