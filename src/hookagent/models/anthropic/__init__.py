@@ -1,0 +1,1 @@
+"""Pieces of the Anthropic Messages driver (`hookagent.models.anthropic_messages`)."""

@@ -1,0 +1,192 @@
+"""The Anthropic Messages API driver, through the official `anthropic` SDK.
+
+Messages are converted incrementally (see `hookagent.models.anthropic.convert`). The SDK
+never retries (`max_retries=0`); retrying is the ErrorPolicy's job. A reply's thinking blocks
+are sent back verbatim for as long as that exact reply object stays in the history.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import time
+from collections.abc import Mapping
+from typing import Any, Final, final
+
+import anthropic
+from anthropic.types import (
+    Message as WireMessage,
+)
+from anthropic.types import (
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+)
+
+from hookagent.errors import ConfigError, ModelError
+from hookagent.messages import AssistantMessage, ToolCall
+from hookagent.models.anthropic.convert import Block, Converter, tool_param
+from hookagent.models.base import ModelRequest, ModelResponse
+from hookagent.usage import Usage
+
+__all__ = ["AnthropicMessagesModel", "AnthropicRateLimitError", "create"]
+
+PROVIDER: Final = "anthropic"
+DEFAULT_MAX_TOKENS: Final = 4096
+
+
+@final
+class AnthropicRateLimitError(ModelError):
+    """HTTP 429, with the provider's `Retry-After` in seconds (None if it sent none)."""
+
+    def __init__(
+        self, message: str, *, model: str, status: int = 429, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, provider=PROVIDER, model=model, status=status)
+        self.retry_after = retry_after
+
+
+def create(
+    model: str, *, provider: str = PROVIDER, base_url: str | None, api_key: str | None
+) -> AnthropicMessagesModel:
+    """Build the driver; a missing key is a ConfigError now, not at the first request."""
+    key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise ConfigError(
+            f"the {provider} provider needs an API key: set ANTHROPIC_API_KEY",
+            key="ANTHROPIC_API_KEY",
+            value=f"{provider}:{model}",
+        )
+    url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+    client = anthropic.AsyncAnthropic(api_key=key, base_url=url, max_retries=0)
+    return AnthropicMessagesModel(model, client)
+
+
+@final
+class AnthropicMessagesModel:
+    """A `Model` over `POST /v1/messages`. One instance serves one run at a time (its
+    conversion cache follows a single conversation)."""
+
+    def __init__(self, model: str, client: anthropic.AsyncAnthropic) -> None:
+        self.model = model
+        self.client = client
+        self.converter = Converter()
+
+    @property
+    def name(self) -> str:
+        return f"{PROVIDER}:{self.model}"
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    async def request(self, request: ModelRequest, /) -> ModelResponse:
+        system, messages = self.converter.convert(request.messages)
+        parts = [request.system_prompt] if request.system_prompt else []
+        parts.extend(system)
+        settings = dict(request.settings)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": int(settings.pop("max_tokens", DEFAULT_MAX_TOKENS)),
+            "messages": messages,
+        }
+        if parts:
+            kwargs["system"] = "\n\n".join(parts)
+        if request.tools:
+            kwargs["tools"] = [tool_param(spec) for spec in request.tools]
+        if settings:
+            kwargs["extra_body"] = settings
+        try:
+            reply = await self.client.messages.create(**kwargs)
+        except anthropic.AnthropicError as exc:
+            raise self._error(exc) from exc
+        return self._response(reply)
+
+    def _response(self, reply: WireMessage) -> ModelResponse:
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        blocks: list[Block] = []
+        thinking = False
+        for block in reply.content:
+            if isinstance(block, TextBlock):
+                texts.append(block.text)
+                blocks.append({"type": "text", "text": block.text})
+            elif isinstance(block, ToolUseBlock):
+                calls.append(_call(block))
+                args = block.input if isinstance(block.input, dict) else {}
+                blocks.append({"type": "tool_use", "id": block.id, "name": block.name})
+                blocks[-1]["input"] = args
+            elif isinstance(block, ThinkingBlock):
+                thinking = True
+                blocks.append(
+                    {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+                )
+            elif isinstance(block, RedactedThinkingBlock):
+                thinking = True
+                blocks.append({"type": "redacted_thinking", "data": block.data})
+        message = AssistantMessage(content="".join(texts), tool_calls=tuple(calls))
+        if thinking:  # sent back verbatim while this exact message stays in the history
+            self.converter.remember(message, blocks)
+        return ModelResponse(
+            message=message,
+            usage=_usage(reply),
+            finish_reason=reply.stop_reason,
+            model_name=reply.model,
+        )
+
+    def _error(self, exc: anthropic.AnthropicError) -> ModelError:
+        if isinstance(exc, anthropic.APIStatusError):
+            text = getattr(exc, "api_message", None) or exc.message
+            if exc.status_code == 429:
+                retry_after = _retry_after(exc.response.headers)
+                return AnthropicRateLimitError(text, model=self.model, retry_after=retry_after)
+            return ModelError(text, provider=PROVIDER, model=self.model, status=exc.status_code)
+        text = exc.message if isinstance(exc, anthropic.APIError) else str(exc)
+        return ModelError(text or type(exc).__name__, provider=PROVIDER, model=self.model)
+
+
+def _call(block: ToolUseBlock) -> ToolCall:
+    raw: object = block.input
+    if isinstance(raw, dict):
+        return ToolCall(id=block.id, name=block.name, args=raw)
+    return ToolCall(
+        id=block.id,
+        name=block.name,
+        parse_error=f"tool input must be a JSON object, got {type(raw).__name__}: {raw!r}",
+    )
+
+
+def _usage(reply: WireMessage) -> Usage:
+    """`input_tokens` counts every prompt token, cached or not (Anthropic reports cache reads
+    and writes apart); `cached_tokens` is the part read from the cache."""
+    u = reply.usage
+    read = u.cache_read_input_tokens or 0
+    written = u.cache_creation_input_tokens or 0
+    return Usage(
+        input_tokens=u.input_tokens + read + written,
+        output_tokens=u.output_tokens,
+        cached_tokens=read,
+        requests=1,
+    )
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)

@@ -1,0 +1,281 @@
+"""OpenAI Chat Completions driver, also for OpenAI-compatible servers.
+
+`openai:gpt-4.1` talks to OpenAI; `openai-compatible:<model>` talks to any server with the same
+wire format (vLLM, Ollama, llama.cpp, OpenRouter, LM Studio) at a `base_url`. The driver holds
+one `AsyncOpenAI` client with SDK retries off: retrying is the run's `ErrorPolicy`'s decision.
+
+Messages are converted incrementally: the driver remembers the converted prefix of the
+conversation and converts only what was appended since its previous request.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, final
+
+import openai
+
+from hookagent.errors import ConfigError, ModelError
+from hookagent.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from hookagent.models.base import ModelRequest, ModelResponse, ToolSpec
+from hookagent.usage import Usage
+
+__all__ = ["OpenAIChatModel", "ProviderError", "create"]
+
+_NO_KEY: Final = "not-needed"
+_RESERVED: Final = frozenset({"self", "messages", "model", "tools", "stream"})
+"""Request fields the driver sets itself; a setting may not override them."""
+_CREATE_PARAMS: Final = (
+    frozenset(inspect.signature(openai.resources.chat.AsyncCompletions.create).parameters)
+    - _RESERVED
+)
+"""Settings the SDK takes as keywords; any other setting goes to the server in `extra_body`."""
+
+
+class ProviderError(ModelError):
+    """A failed provider call, with the server's `Retry-After` (seconds) when it sent one."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        model: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, provider=provider, model=model, status=status)
+        self.retry_after = retry_after
+
+
+def create(
+    model: str, *, provider: str, base_url: str | None = None, api_key: str | None = None
+) -> OpenAIChatModel:
+    """Build the driver, checking its key and endpoint before any run starts."""
+    if provider == "openai":
+        api_key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not api_key:
+            raise ConfigError(
+                "the openai provider needs an API key: set OPENAI_API_KEY (or pass api_key)",
+                key="model",
+                value=f"{provider}:{model}",
+            )
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    elif provider == "openai-compatible":
+        base_url = (
+            base_url or os.environ.get("HOOKAGENT_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+        )
+        if not base_url:
+            raise ConfigError(
+                "the openai-compatible provider needs the server's URL: pass base_url or set "
+                "HOOKAGENT_BASE_URL or OPENAI_BASE_URL",
+                key="model",
+                value=f"{provider}:{model}",
+            )
+        # Never forward OPENAI_API_KEY to a third-party server by accident.
+        api_key = api_key or os.environ.get("HOOKAGENT_API_KEY") or _NO_KEY
+    else:
+        raise ConfigError(
+            f"the Chat Completions driver serves openai and openai-compatible, not {provider!r}",
+            key="model",
+            value=f"{provider}:{model}",
+        )
+    return OpenAIChatModel(model, provider=provider, base_url=base_url, api_key=api_key)
+
+
+@final
+class OpenAIChatModel:
+    """A `Model` over `chat.completions.create`."""
+
+    def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
+        self._model = model
+        self._provider = provider
+        self._base_url = base_url
+        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        self._sources: list[Message] = []
+        self._converted: list[dict[str, Any]] = []
+        self.conversions = 0
+        """How many neutral messages were converted so far (incremental conversion shows here)."""
+
+    @property
+    def name(self) -> str:
+        return f"{self._provider}:{self._model}"
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    async def request(self, request: ModelRequest, /) -> ModelResponse:
+        messages = self._convert(request.messages)
+        if request.system_prompt:
+            messages = [{"role": "system", "content": request.system_prompt}, *messages]
+        params: dict[str, Any] = {"model": self._model, "messages": messages}
+        if request.tools:
+            params["tools"] = [_tool(spec) for spec in request.tools]
+        extra: dict[str, Any] = {}
+        for key, value in request.settings.items():
+            if key in _RESERVED:
+                raise ConfigError(
+                    f"the {self.name} driver sets {key!r} itself", key="settings", value=key
+                )
+            (params if key in _CREATE_PARAMS else extra)[key] = value
+        if extra:
+            params["extra_body"] = {**extra, **params.get("extra_body", {})}
+        try:
+            completion = await self.client.chat.completions.create(**params)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+        return self._response(completion, request.step)
+
+    # -- conversion ---------------------------------------------------------------------
+    def _convert(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        """Convert only the messages appended since the last call; rebuild on a new history."""
+        sources, done = self._sources, len(self._sources)
+        if done and (
+            len(messages) < done
+            or messages[0] is not sources[0]
+            or messages[done - 1] is not sources[done - 1]
+        ):
+            sources.clear()
+            self._converted.clear()
+            done = 0
+        for message in messages[done:]:
+            sources.append(message)
+            self._converted.append(_message(message))
+            self.conversions += 1
+        return list(self._converted)
+
+    # -- response -----------------------------------------------------------------------
+    def _response(self, completion: Any, step: int) -> ModelResponse:
+        if not completion.choices:
+            raise self._fail("the response had no choices")
+        choice = completion.choices[0]
+        message = choice.message
+        calls = tuple(
+            _call(raw, f"call_{step}_{index}") for index, raw in enumerate(message.tool_calls or ())
+        )
+        usage = completion.usage
+        details = getattr(usage, "prompt_tokens_details", None)
+        return ModelResponse(
+            message=AssistantMessage(content=message.content or "", tool_calls=calls),
+            usage=Usage(
+                input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+                output_tokens=(usage.completion_tokens or 0) if usage else 0,
+                cached_tokens=(getattr(details, "cached_tokens", None) or 0),
+                requests=1,
+            ),
+            finish_reason=choice.finish_reason,
+            model_name=completion.model or self._model,
+        )
+
+    def _error(self, exc: openai.OpenAIError) -> ProviderError:
+        if isinstance(exc, openai.APIStatusError):
+            retry_after = _retry_after(exc.response.headers.get("retry-after"))
+            return self._fail(_provider_message(exc), exc.status_code, retry_after)
+        if isinstance(exc, openai.APITimeoutError):
+            return self._fail(f"the request to {self._endpoint} timed out")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = f": {cause}" if cause else ""
+            return self._fail(f"connection failed to {self._endpoint}{detail}")
+        return self._fail(f"{type(exc).__name__}: {exc}")
+
+    def _fail(
+        self, message: str, status: int | None = None, retry_after: float | None = None
+    ) -> ProviderError:
+        return ProviderError(
+            message,
+            provider=self._provider,
+            model=self._model,
+            status=status,
+            retry_after=retry_after,
+        )
+
+    @property
+    def _endpoint(self) -> str:
+        return str(self.client.base_url)
+
+
+def _message(message: Message) -> dict[str, Any]:
+    if isinstance(message, UserMessage | SystemMessage):
+        return {"role": message.role, "content": message.content}
+    if isinstance(message, ToolResultMessage):
+        return {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
+    out: dict[str, Any] = {
+        "role": "assistant",
+        "content": message.content or (None if message.tool_calls else ""),
+    }
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(dict(call.args))},
+            }
+            for call in message.tool_calls
+        ]
+    return out
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": dict(spec.parameters),
+        },
+    }
+
+
+def _call(raw: Any, fallback_id: str) -> ToolCall:
+    call_id = getattr(raw, "id", None) or fallback_id
+    function = getattr(raw, "function", None)
+    if function is None:
+        name = getattr(getattr(raw, "custom", None), "name", None) or "unknown"
+        kind = getattr(raw, "type", None)
+        return ToolCall(id=call_id, name=name, parse_error=f"unsupported tool call type {kind!r}")
+    name, arguments = function.name or "", function.arguments
+    if arguments is None or not arguments.strip():
+        return ToolCall(id=call_id, name=name)  # some servers send "" for a call with no args
+    try:
+        parsed = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        return ToolCall(id=call_id, name=name, parse_error=f"arguments are not valid JSON ({exc})")
+    if not isinstance(parsed, dict):
+        return ToolCall(
+            id=call_id,
+            name=name,
+            parse_error=f"arguments must be a JSON object, got {type(parsed).__name__}",
+        )
+    return ToolCall(id=call_id, name=name, args=parsed)
+
+
+def _provider_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, Mapping):
+        message = body.get("message")
+        if isinstance(message, str) and message:
+            return message
+    elif isinstance(body, str) and body.strip():
+        return body.strip()
+    return exc.message
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None  # an HTTP date: rare from these APIs, and the policy's backoff applies
+    return seconds if seconds >= 0 else None
