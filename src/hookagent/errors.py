@@ -84,6 +84,7 @@ class ModelError(RunError):
         model: str,
         status: int | None = None,
         retries: int = 0,
+        timed_out: bool = False,
     ) -> None:
         status_part = f" (HTTP {status})" if status is not None else ""
         super().__init__(f"{provider}:{model}{status_part}: {message}")
@@ -91,6 +92,8 @@ class ModelError(RunError):
         self.model = model
         self.status = status
         self.retries = retries
+        self.timed_out = timed_out
+        """The request timed out on the client side (no HTTP status to tell)."""
 
 
 class ApprovalError(RunError):

@@ -123,3 +123,12 @@ def test_a_providers_retry_after_is_honoured_up_to_the_cap() -> None:
     assert policy.delay(1, 2.5) == 2.5
     assert policy.delay(1, 90) == 5.0
     assert policy.delay(2, None) == 2.0
+
+
+def test_a_client_side_model_timeout_is_classed_as_a_timeout() -> None:
+    from hookagent.kernel.failures import classify
+
+    error = h.ModelError("slow", provider="p", model="m", timed_out=True)
+    assert classify(error) == "timeout"
+    assert classify(h.ModelError("x", provider="p", model="m", status=504)) == "timeout"
+    assert classify(h.ModelError("x", provider="p", model="m")) == "model"

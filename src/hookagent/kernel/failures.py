@@ -27,7 +27,7 @@ def classify(error: BaseException) -> ErrorClass:
     if isinstance(error, ModelError):
         if error.status == 429:
             return "rate_limit"
-        return "timeout" if error.status in (408, 504) else "model"
+        return "timeout" if error.timed_out or error.status in (408, 504) else "model"
     if isinstance(error, TimeoutError | asyncio.TimeoutError):
         return "timeout"
     if _is_validation_error(error):

@@ -142,7 +142,12 @@ class AnthropicMessagesModel:
                 return AnthropicRateLimitError(text, model=self.model, retry_after=retry_after)
             return ModelError(text, provider=PROVIDER, model=self.model, status=exc.status_code)
         text = exc.message if isinstance(exc, anthropic.APIError) else str(exc)
-        return ModelError(text or type(exc).__name__, provider=PROVIDER, model=self.model)
+        return ModelError(
+            text or type(exc).__name__,
+            provider=PROVIDER,
+            model=self.model,
+            timed_out=isinstance(exc, anthropic.APITimeoutError),
+        )
 
 
 def _call(block: ToolUseBlock) -> ToolCall:

@@ -182,7 +182,9 @@ class OpenAIChatModel:
             retry_after = _retry_after(exc.response.headers.get("retry-after"))
             return self._fail(_provider_message(exc), exc.status_code, retry_after)
         if isinstance(exc, openai.APITimeoutError):
-            return self._fail(f"the request to {self._endpoint} timed out")
+            error = self._fail(f"the request to {self._endpoint} timed out")
+            error.timed_out = True
+            return error
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f": {cause}" if cause else ""
