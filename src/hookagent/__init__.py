@@ -81,7 +81,17 @@ from hookagent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from hookagent.models.base import Model, ModelRequest, ModelResponse, ToolSpec
+from hookagent.models.base import (
+    Model,
+    ModelRequest,
+    ModelResponse,
+    OutputSpec,
+    ReasoningDelta,
+    StreamingModel,
+    TextDelta,
+    ToolCallDelta,
+    ToolSpec,
+)
 from hookagent.policies.error_policy import ErrorPolicy
 from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
 from hookagent.tools.base import Tool, ToolContext, ToolResult
@@ -135,10 +145,12 @@ __all__ = [
     "Not",
     "NotificationEvent",
     "ON_ERROR",
+    "OutputSpec",
     "PERMISSION_REQUEST",
     "PermissionEvent",
     "PromptEvent",
     "Question",
+    "ReasoningDelta",
     "RunError",
     "RunEvent",
     "RunFinished",
@@ -159,12 +171,15 @@ __all__ = [
     "StopEvent",
     "StoreError",
     "StreamEvent",
+    "StreamingModel",
     "SubagentEvent",
     "SystemMessage",
+    "TextDelta",
     "TimeLimit",
     "TokenLimit",
     "Tool",
     "ToolCall",
+    "ToolCallDelta",
     "ToolCallEvent",
     "ToolCallPresence",
     "ToolContext",

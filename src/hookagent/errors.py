@@ -85,6 +85,7 @@ class ModelError(RunError):
         status: int | None = None,
         retries: int = 0,
         timed_out: bool = False,
+        transient: bool | None = None,
     ) -> None:
         status_part = f" (HTTP {status})" if status is not None else ""
         super().__init__(f"{provider}:{model}{status_part}: {message}")
@@ -94,6 +95,17 @@ class ModelError(RunError):
         self.retries = retries
         self.timed_out = timed_out
         """The request timed out on the client side (no HTTP status to tell)."""
+        self._transient = transient
+
+    @property
+    def transient(self) -> bool:
+        """Whether trying again may succeed: timeouts, lost connections, 408/409/429 and 5xx.
+        An auth failure or a bad request fails the same way every time."""
+        if self._transient is not None:
+            return self._transient
+        if self.timed_out:
+            return True
+        return self.status is not None and (self.status >= 500 or self.status in (408, 409, 429))
 
 
 class ApprovalError(RunError):

@@ -55,6 +55,8 @@ class AssistantMessage:
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     role: Literal["assistant"] = "assistant"
+    reasoning: str = ""
+    """The model's visible reasoning or thinking text, where the provider returns it."""
 
 
 @final

@@ -41,3 +41,48 @@ async def test_run_sync_refuses_to_nest_in_a_running_loop() -> None:
     b, _ = builder(reply("hi"))
     with pytest.raises(h.ConfigError, match="running event loop"):
         b.build().run_sync("go")
+
+
+async def test_a_streaming_model_reports_deltas_that_join_into_each_reply() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("All  done,\nthanks."))
+    events = [event async for event in b.build().stream("go")]
+    text = "".join(e.text for e in events if isinstance(e, h.TextDelta))
+    assert text == "All  done,\nthanks."
+    calls = [e for e in events if isinstance(e, h.ToolCallDelta)]
+    assert [(c.index, c.name, c.arguments) for c in calls] == [
+        (0, "echo", ""),
+        (0, None, '{"text": "hi"}'),
+    ]
+    final = events[-1]
+    assert isinstance(final, h.RunFinished) and final.result.output == "All  done,\nthanks."
+
+
+async def test_a_model_without_stream_gives_whole_replies_only() -> None:
+    class Plain:
+        name = "plain:model"
+
+        async def request(self, request: h.ModelRequest, /) -> h.ModelResponse:
+            return h.ModelResponse(message=h.AssistantMessage(content="whole"))
+
+    agent = h.AgentBuilder().model(Plain()).build()
+    events = [event async for event in agent.stream("go")]
+    assert not [e for e in events if isinstance(e, h.TextDelta | h.ToolCallDelta)]
+    final = events[-1]
+    assert isinstance(final, h.RunFinished) and final.result.output == "whole"
+
+
+async def test_a_plain_run_never_asks_the_model_to_stream() -> None:
+    class Both:
+        name = "both:model"
+        streamed = 0
+
+        async def request(self, request: h.ModelRequest, /) -> h.ModelResponse:
+            return h.ModelResponse(message=h.AssistantMessage(content="whole"))
+
+        async def stream(self, request: h.ModelRequest, on_delta: object, /) -> h.ModelResponse:
+            self.streamed += 1
+            return await self.request(request)
+
+    model = Both()
+    assert (await h.AgentBuilder().model(model).build().run("go")).output == "whole"
+    assert model.streamed == 0

@@ -13,9 +13,11 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeAnthropic", "error", "message", "text", "tool_use"]
+from .sse import SSE, send_sse
 
-Reply = tuple[int, dict[str, Any], dict[str, str]]
+__all__ = ["SSE", "FakeAnthropic", "error", "events", "message", "text", "tool_use"]
+
+Reply = tuple[int, "dict[str, Any] | SSE", dict[str, str]]
 
 
 def text(value: str) -> dict[str, Any]:
@@ -50,6 +52,60 @@ def message(
     }
 
 
+def events(reply: dict[str, Any], *, split: int = 3) -> SSE:
+    """The streamed form of a `message(...)` reply: text, thinking and tool input are sent in
+    fragments of `split` characters; a tool input given as a str is sent as is (it may be
+    malformed JSON)."""
+    start = {**reply, "content": [], "stop_reason": None}
+    start["usage"] = {**reply["usage"], "output_tokens": 1}
+    frames: list[tuple[str | None, Any]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
+
+    def pieces(text: str) -> list[str]:
+        return [text[i : i + split] for i in range(0, len(text), split)]
+
+    for index, block in enumerate(reply["content"]):
+        kind = block["type"]
+        deltas: list[dict[str, Any]] = []
+        if kind == "text":
+            opening: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"])]
+        elif kind == "thinking":
+            opening = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": p} for p in pieces(block["thinking"])]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        elif kind == "tool_use":
+            opening = {**block, "input": {}}
+            raw = block["input"] if isinstance(block["input"], str) else json.dumps(block["input"])
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces(raw)]
+        else:
+            opening = block
+        frames.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        frames += [
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+            for d in deltas
+        ]
+        frames.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    frames.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": reply["usage"]["output_tokens"]},
+            },
+        )
+    )
+    frames.append(("message_stop", {"type": "message_stop"}))
+    return SSE(frames)
+
+
 def error(kind: str, text: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": text}}
 
@@ -75,6 +131,9 @@ class FakeAnthropic:
                 else:
                     reply = (500, error("api_error", "fake_anthropic: no reply scripted"), {})
                 status, payload, headers = reply
+                if isinstance(payload, SSE):
+                    send_sse(self, payload)
+                    return
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -99,7 +158,11 @@ class FakeAnthropic:
         return f"http://{host!s}:{port}"
 
     def reply(
-        self, body: dict[str, Any], *, status: int = 200, headers: Mapping[str, str] | None = None
+        self,
+        body: dict[str, Any] | SSE,
+        *,
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.replies.append((status, body, dict(headers or {})))
 

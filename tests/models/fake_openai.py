@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeOpenAI", "Reply", "completion", "function_call"]
+from .sse import SSE, send_sse
+
+__all__ = ["SSE", "FakeOpenAI", "Reply", "chunks", "completion", "function_call"]
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
 
@@ -69,6 +71,60 @@ def completion(
     }
 
 
+def chunks(
+    *pieces: str | tuple[int, str | None, str | None, str],
+    finish_reason: str = "stop",
+    prompt_tokens: int = 10,
+    completion_tokens: int = 5,
+    cached_tokens: int = 0,
+    model: str = "gpt-test",
+    reasoning: tuple[str, ...] = (),
+    usage: bool = True,
+    done: bool = True,
+) -> SSE:
+    """A streamed Chat Completions reply: each str is a text fragment, each tuple
+    `(index, id, name, arguments fragment)` a piece of a tool call."""
+    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model}
+
+    def frame(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return (None, {**base, "choices": [choice]})
+
+    frames: list[tuple[str | None, Any]] = [frame({"role": "assistant", "content": ""})]
+    frames += [frame({"reasoning_content": text}) for text in reasoning]
+    for piece in pieces:
+        if isinstance(piece, str):
+            frames.append(frame({"content": piece}))
+            continue
+        index, call_id, name, arguments = piece
+        call: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+        if call_id:
+            call["id"], call["type"] = call_id, "function"
+        if name:
+            call["function"]["name"] = name
+        frames.append(frame({"tool_calls": [call]}))
+    frames.append(frame({}, finish_reason))
+    if usage:
+        frames.append(
+            (
+                None,
+                {
+                    **base,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": completion_tokens,
+                        "total_tokens": prompt_tokens + completion_tokens,
+                        "prompt_tokens_details": {"cached_tokens": cached_tokens},
+                    },
+                },
+            )
+        )
+    if done:
+        frames.append((None, "[DONE]"))
+    return SSE(frames)
+
+
 class FakeOpenAI:
     """Serves scripted replies on 127.0.0.1 at a free port, in a daemon thread."""
 
@@ -92,6 +148,9 @@ class FakeOpenAI:
                 else:
                     fake.requests.append(json.loads(raw or b"{}"))
                     reply = fake.replies.popleft() if fake.replies else _unscripted()
+                if isinstance(reply.body, SSE):
+                    send_sse(self, reply.body)
+                    return
                 data = json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")

@@ -1,7 +1,8 @@
 """The live view of a run, shared by `hookagent run` and `hookagent demo`.
 
-It prints stream events as they arrive: steps, what the model said, each tool call with its
-result, and every decision that did something, naming the hook that made it. Text is built
+It prints stream events as they arrive: steps, what the model says (word by word when the
+driver streams), each tool call with its result, and every decision that did something,
+naming the hook that made it. Text is built
 as `rich.text.Text`, never markup, so brackets in tool output print as they are.
 """
 
@@ -21,9 +22,11 @@ from hookagent.kernel.result import RunResult
 from hookagent.kernel.stream import (
     DecisionMade,
     ModelReplied,
+    ReasoningDelta,
     RunFinished,
     StepStarted,
     StreamEvent,
+    TextDelta,
     ToolFinished,
     ToolStarted,
 )
@@ -80,14 +83,26 @@ class LiveRenderer:
         self.console = console
         self._asked: dict[str, Mapping[str, Any]] = {}
         """Arguments each call was made with, to show when hooks rewrote them."""
+        self._open: type[TextDelta | ReasoningDelta] | None = None
+        """The kind of delta whose line is being written, if one is."""
+        self._streamed: list[str] = []
+        """The answer text streamed in this step, to tell whether a hook rewrote it."""
 
     def show(self, event: StreamEvent) -> None:
+        if isinstance(event, TextDelta | ReasoningDelta):
+            self._delta(event)
+            return
+        self._close()
         if isinstance(event, StepStarted):
+            self._streamed.clear()
             self._line(Text(f"step {event.step}", style="bold"))
         elif isinstance(event, ModelReplied):
             text = event.response.message.content.strip()
-            if text:
-                self._line(Text("  model: ", style="dim") + Text(text))
+            streamed = "".join(self._streamed).strip()
+            self._streamed.clear()
+            if text and text != streamed:
+                label = "  model (after hooks): " if streamed else "  model: "
+                self._line(Text(label, style="dim") + Text(text))
         elif isinstance(event, ToolStarted):
             self._asked[event.call_id] = event.args
             self._line(Text("  → ", style="dim") + Text(_call(event.name, event.args)))
@@ -98,6 +113,27 @@ class LiveRenderer:
             self._line(self._result_line(event.execution))
         elif isinstance(event, RunFinished):
             self.summary(event.result)
+
+    def _delta(self, event: TextDelta | ReasoningDelta) -> None:
+        kind = type(event)
+        piece = event.text
+        if kind is TextDelta:
+            self._streamed.append(piece)
+        if self._open is not kind:
+            piece = piece.lstrip()
+            if not piece:
+                return  # no line for leading whitespace
+            self._close()
+            label = "  model: " if kind is TextDelta else "  thinking: "
+            self.console.print(Text(label, style="dim"), end="")
+            self._open = kind
+        style = "dim italic" if kind is ReasoningDelta else ""
+        self.console.print(Text(piece, style=style), end="", soft_wrap=True)
+
+    def _close(self) -> None:
+        if self._open is not None:
+            self.console.print()
+            self._open = None
 
     def summary(self, result: RunResult) -> None:
         status = Text(result.status, style=_STATUS_STYLE.get(result.status, "bold"))

@@ -56,6 +56,8 @@ class ErrorHandler:
     ) -> Action:
         state = ctx.state
         text = f"{type(error).__name__}: {error}"
+        if isinstance(error, ModelError) and not error.transient:
+            retryable = False  # the same request would fail the same way
         event = ErrorEvent(
             run=ctx.view,
             step=state.position.step,

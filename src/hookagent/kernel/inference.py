@@ -9,7 +9,7 @@ from hookagent.hooks.points import AFTER_INFERENCE, BEFORE_INFERENCE
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
 from hookagent.messages import UserMessage
-from hookagent.models.base import ModelRequest, ModelResponse
+from hookagent.models.base import ModelRequest, ModelResponse, StreamingModel
 
 __all__ = ["Inference"]
 
@@ -83,6 +83,8 @@ class Inference:
         attempt = 1
         while True:
             try:
+                if ctx.emit is not None and isinstance(ctx.model, StreamingModel):
+                    return await ctx.model.stream(request, ctx.emit)
                 return await ctx.model.request(request)
             except Exception as exc:
                 action = await self._errors.handle(ctx, exc, where="model", attempt=attempt)

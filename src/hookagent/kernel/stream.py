@@ -1,4 +1,10 @@
-"""What `Agent.stream` yields while a run executes: steps, tool calls and decisions."""
+"""What `Agent.stream` yields while a run executes: steps, model deltas, tool calls and
+decisions.
+
+Deltas (`TextDelta`, `ReasoningDelta`, `ToolCallDelta`) arrive only from drivers that stream;
+`ModelReplied` always follows with the assembled reply, after `after_inference` hooks ran. A
+model call the error policy retries streams again from its start.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeAlias, final
 
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.records import StepRecord, ToolExecution
-from hookagent.models.base import ModelResponse
+from hookagent.models.base import (
+    ModelResponse,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
 
 if TYPE_CHECKING:
     from hookagent.kernel.result import RunResult
@@ -17,10 +28,13 @@ __all__ = [
     "DecisionMade",
     "Emit",
     "ModelReplied",
+    "ReasoningDelta",
     "RunFinished",
     "StepFinished",
     "StepStarted",
     "StreamEvent",
+    "TextDelta",
+    "ToolCallDelta",
     "ToolFinished",
     "ToolStarted",
 ]
@@ -75,6 +89,9 @@ class RunFinished:
 
 StreamEvent: TypeAlias = (
     StepStarted
+    | TextDelta
+    | ReasoningDelta
+    | ToolCallDelta
     | ModelReplied
     | ToolStarted
     | ToolFinished

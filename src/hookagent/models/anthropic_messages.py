@@ -27,7 +27,9 @@ from anthropic.types import (
 from hookagent.errors import ConfigError, ModelError
 from hookagent.messages import AssistantMessage, ToolCall
 from hookagent.models.anthropic.convert import Block, Converter, tool_param
-from hookagent.models.base import ModelRequest, ModelResponse
+from hookagent.models.anthropic.stream import StreamAssembler
+from hookagent.models.base import ModelRequest, ModelResponse, OnDelta
+from hookagent.models.tool_args import parse_call
 from hookagent.usage import Usage
 
 __all__ = ["AnthropicMessagesModel", "AnthropicRateLimitError", "create"]
@@ -81,6 +83,29 @@ class AnthropicMessagesModel:
         await self.client.close()
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
+        try:
+            reply = await self.client.messages.create(**self._params(request))
+        except anthropic.AnthropicError as exc:
+            raise self._error(exc) from exc
+        return self._response(reply)
+
+    async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
+        reply = StreamAssembler(request.step, on_delta)
+        try:
+            events = await self.client.messages.create(**self._params(request), stream=True)
+            async for event in events:
+                reply.add(event)
+        except anthropic.AnthropicError as exc:
+            raise self._error(exc) from exc
+        if reply.stop_reason is None:
+            raise ModelError(
+                "the stream ended before the reply was finished",
+                provider=PROVIDER,
+                model=self.model,
+            )
+        return self._response(reply.message())
+
+    def _params(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = self.converter.convert(request.messages)
         parts = [request.system_prompt] if request.system_prompt else []
         parts.extend(system)
@@ -96,16 +121,13 @@ class AnthropicMessagesModel:
             kwargs["tools"] = [tool_param(spec) for spec in request.tools]
         if settings:
             kwargs["extra_body"] = settings
-        try:
-            reply = await self.client.messages.create(**kwargs)
-        except anthropic.AnthropicError as exc:
-            raise self._error(exc) from exc
-        return self._response(reply)
+        return kwargs
 
     def _response(self, reply: WireMessage) -> ModelResponse:
         texts: list[str] = []
         calls: list[ToolCall] = []
         blocks: list[Block] = []
+        thoughts: list[str] = []
         thinking = False
         for block in reply.content:
             if isinstance(block, TextBlock):
@@ -118,13 +140,16 @@ class AnthropicMessagesModel:
                 blocks[-1]["input"] = args
             elif isinstance(block, ThinkingBlock):
                 thinking = True
+                thoughts.append(block.thinking)
                 blocks.append(
                     {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
                 )
             elif isinstance(block, RedactedThinkingBlock):
                 thinking = True
                 blocks.append({"type": "redacted_thinking", "data": block.data})
-        message = AssistantMessage(content="".join(texts), tool_calls=tuple(calls))
+        message = AssistantMessage(
+            content="".join(texts), tool_calls=tuple(calls), reasoning="\n\n".join(thoughts)
+        )
         if thinking:  # sent back verbatim while this exact message stays in the history
             self.converter.remember(message, blocks)
         return ModelResponse(
@@ -137,23 +162,53 @@ class AnthropicMessagesModel:
     def _error(self, exc: anthropic.AnthropicError) -> ModelError:
         if isinstance(exc, anthropic.APIStatusError):
             text = getattr(exc, "api_message", None) or exc.message
-            if exc.status_code == 429:
+            status = exc.status_code
+            if status == 200:  # an `error` event in the middle of a stream
+                status, text = _stream_error(exc.body, text)
+            if status == 429:
                 retry_after = _retry_after(exc.response.headers)
                 return AnthropicRateLimitError(text, model=self.model, retry_after=retry_after)
-            return ModelError(text, provider=PROVIDER, model=self.model, status=exc.status_code)
+            return ModelError(text, provider=PROVIDER, model=self.model, status=status)
         text = exc.message if isinstance(exc, anthropic.APIError) else str(exc)
         return ModelError(
             text or type(exc).__name__,
             provider=PROVIDER,
             model=self.model,
             timed_out=isinstance(exc, anthropic.APITimeoutError),
+            transient=isinstance(exc, anthropic.APIConnectionError) or None,
         )
+
+
+_ERROR_STATUS: Final = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+"""Anthropic's error types and the HTTP status each stands for."""
+
+
+def _stream_error(body: object, fallback: str) -> tuple[int, str]:
+    """The status and message of an error the server sent inside a stream."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return 500, fallback
+    kind, message = error.get("type"), error.get("message")
+    status = _ERROR_STATUS.get(kind, 500) if isinstance(kind, str) else 500
+    text = f"{kind}: {message}" if isinstance(message, str) and message else fallback
+    return status, text
 
 
 def _call(block: ToolUseBlock) -> ToolCall:
     raw: object = block.input
     if isinstance(raw, dict):
         return ToolCall(id=block.id, name=block.name, args=raw)
+    if isinstance(raw, str):  # streamed input JSON that did not parse
+        return parse_call(block.id, block.name, raw)
     return ToolCall(
         id=block.id,
         name=block.name,

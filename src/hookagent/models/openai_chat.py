@@ -27,8 +27,9 @@ from hookagent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from hookagent.models.base import ModelRequest, ModelResponse, ToolSpec
-from hookagent.usage import Usage
+from hookagent.models.base import ModelRequest, ModelResponse, OnDelta, OutputSpec, ToolSpec
+from hookagent.models.openai_stream import ChunkAssembler, reasoning_of, usage_of
+from hookagent.models.tool_args import parse_call
 
 __all__ = ["OpenAIChatModel", "ProviderError", "create"]
 
@@ -53,8 +54,11 @@ class ProviderError(ModelError):
         model: str,
         status: int | None = None,
         retry_after: float | None = None,
+        transient: bool | None = None,
     ) -> None:
-        super().__init__(message, provider=provider, model=model, status=status)
+        super().__init__(
+            message, provider=provider, model=model, status=status, transient=transient
+        )
         self.retry_after = retry_after
 
 
@@ -95,7 +99,10 @@ def create(
 
 @final
 class OpenAIChatModel:
-    """A `Model` over `chat.completions.create`."""
+    """A `Model` over `chat.completions.create`, streaming when someone watches."""
+
+    native_output = True
+    """OpenAI and the common compatible servers take a JSON schema in `response_format`."""
 
     def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
         self._model = model
@@ -115,12 +122,35 @@ class OpenAIChatModel:
         await self.client.close()
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
+        try:
+            completion = await self.client.chat.completions.create(**self._params(request))
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+        return self._response(completion, request.step)
+
+    async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
+        params = self._params(request)
+        params.setdefault("stream_options", {"include_usage": True})
+        reply = ChunkAssembler(request.step, on_delta)
+        try:
+            chunks = await self.client.chat.completions.create(**params, stream=True)
+            async for chunk in chunks:
+                reply.add(chunk)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+        if reply.finish_reason is None:
+            raise self._fail("the stream ended before the reply was finished")
+        return reply.response(self._model, self._call_fallbacks)
+
+    def _params(self, request: ModelRequest) -> dict[str, Any]:
         messages = self._convert(request.messages)
         if request.system_prompt:
             messages = [{"role": "system", "content": request.system_prompt}, *messages]
         params: dict[str, Any] = {"model": self._model, "messages": messages}
         if request.tools:
             params["tools"] = [_tool(spec) for spec in request.tools]
+        if request.output is not None:
+            params["response_format"] = _response_format(request.output)
         extra: dict[str, Any] = {}
         for key, value in request.settings.items():
             if key in _RESERVED:
@@ -130,11 +160,7 @@ class OpenAIChatModel:
             (params if key in _CREATE_PARAMS else extra)[key] = value
         if extra:
             params["extra_body"] = {**extra, **params.get("extra_body", {})}
-        try:
-            completion = await self.client.chat.completions.create(**params)
-        except openai.OpenAIError as exc:
-            raise self._error(exc) from exc
-        return self._response(completion, request.step)
+        return params
 
     # -- conversion ---------------------------------------------------------------------
     def _convert(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -163,19 +189,18 @@ class OpenAIChatModel:
         calls = tuple(
             _call(raw, f"call_{step}_{index}") for index, raw in enumerate(message.tool_calls or ())
         )
-        usage = completion.usage
-        details = getattr(usage, "prompt_tokens_details", None)
         return ModelResponse(
-            message=AssistantMessage(content=message.content or "", tool_calls=calls),
-            usage=Usage(
-                input_tokens=(usage.prompt_tokens or 0) if usage else 0,
-                output_tokens=(usage.completion_tokens or 0) if usage else 0,
-                cached_tokens=(getattr(details, "cached_tokens", None) or 0),
-                requests=1,
+            message=AssistantMessage(
+                content=message.content or "", tool_calls=calls, reasoning=reasoning_of(message)
             ),
+            usage=usage_of(completion.usage),
             finish_reason=choice.finish_reason,
             model_name=completion.model or self._model,
         )
+
+    @staticmethod
+    def _call_fallbacks(step: int, index: int) -> str:
+        return f"call_{step}_{index}"
 
     def _error(self, exc: openai.OpenAIError) -> ProviderError:
         if isinstance(exc, openai.APIStatusError):
@@ -188,7 +213,9 @@ class OpenAIChatModel:
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f": {cause}" if cause else ""
-            return self._fail(f"connection failed to {self._endpoint}{detail}")
+            error = self._fail(f"connection failed to {self._endpoint}{detail}")
+            error._transient = True  # nothing answered: trying again may reach the server
+            return error
         return self._fail(f"{type(exc).__name__}: {exc}")
 
     def _fail(
@@ -228,6 +255,17 @@ def _message(message: Message) -> dict[str, Any]:
     return out
 
 
+def _response_format(output: OutputSpec) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "name": output.name,
+        "schema": dict(output.schema),
+        "strict": output.strict,
+    }
+    if output.description:
+        schema["description"] = output.description
+    return {"type": "json_schema", "json_schema": schema}
+
+
 def _tool(spec: ToolSpec) -> dict[str, Any]:
     return {
         "type": "function",
@@ -246,20 +284,7 @@ def _call(raw: Any, fallback_id: str) -> ToolCall:
         name = getattr(getattr(raw, "custom", None), "name", None) or "unknown"
         kind = getattr(raw, "type", None)
         return ToolCall(id=call_id, name=name, parse_error=f"unsupported tool call type {kind!r}")
-    name, arguments = function.name or "", function.arguments
-    if arguments is None or not arguments.strip():
-        return ToolCall(id=call_id, name=name)  # some servers send "" for a call with no args
-    try:
-        parsed = json.loads(arguments)
-    except json.JSONDecodeError as exc:
-        return ToolCall(id=call_id, name=name, parse_error=f"arguments are not valid JSON ({exc})")
-    if not isinstance(parsed, dict):
-        return ToolCall(
-            id=call_id,
-            name=name,
-            parse_error=f"arguments must be a JSON object, got {type(parsed).__name__}",
-        )
-    return ToolCall(id=call_id, name=name, args=parsed)
+    return parse_call(call_id, function.name or "", function.arguments)
 
 
 def _provider_message(exc: openai.APIStatusError) -> str:

@@ -9,20 +9,32 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, final
+from typing import Any, Final, final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hookagent.errors import ConfigError, ModelError
 from hookagent.messages import AssistantMessage, ToolCall
-from hookagent.models.base import ModelRequest, ModelResponse
+from hookagent.models.base import (
+    ModelRequest,
+    ModelResponse,
+    OnDelta,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from hookagent.models.tool_args import parse_call
 from hookagent.usage import Usage
 
 __all__ = ["FunctionModel", "RecordedCall", "ScriptedModel", "reply", "tool_call", "turn"]
 
+
+_WORDS: Final = re.compile(r"\s*\S+\s*|\s+")
+"""A word with the spaces around it: joined back, the pieces give the text unchanged."""
 
 _helper_turns = itertools.count(1)
 """Numbers turns built by the helpers, so their calls get distinct ids."""
@@ -48,6 +60,9 @@ class _TurnSpec(BaseModel):
     text: str = ""
     tool_calls: list[_CallSpec] = Field(default_factory=list)
     usage: _UsageSpec | None = None
+    model: str | None = None
+    """The model name the reply reports (pricing looks it up); "scripted" by default."""
+    reasoning: str = ""
 
 
 @final
@@ -91,19 +106,7 @@ def _to_call(spec: _CallSpec, index: int, turn_no: int = 0) -> ToolCall:
     call_id = spec.id or f"call_{turn_no}_{index}"
     if isinstance(spec.args, dict):
         return ToolCall(id=call_id, name=spec.name, args=spec.args)
-    try:
-        parsed = json.loads(spec.args)
-    except json.JSONDecodeError as exc:
-        return ToolCall(
-            id=call_id, name=spec.name, parse_error=f"arguments are not valid JSON ({exc})"
-        )
-    if not isinstance(parsed, dict):
-        return ToolCall(
-            id=call_id,
-            name=spec.name,
-            parse_error=f"arguments must be a JSON object, got {type(parsed).__name__}",
-        )
-    return ToolCall(id=call_id, name=spec.name, args=parsed)
+    return parse_call(call_id, spec.name, spec.args)
 
 
 def _parse_turn(raw: Any, number: int, source: str) -> ModelResponse:
@@ -124,14 +127,14 @@ def _parse_turn(raw: Any, number: int, source: str) -> ModelResponse:
     calls = tuple(_to_call(c, i, number) for i, c in enumerate(spec.tool_calls))
     usage = spec.usage or _UsageSpec()
     return ModelResponse(
-        message=AssistantMessage(content=spec.text, tool_calls=calls),
+        message=AssistantMessage(content=spec.text, tool_calls=calls, reasoning=spec.reasoning),
         usage=Usage(
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             cached_tokens=usage.cached_tokens,
             requests=1,
         ),
-        model_name="scripted",
+        model_name=spec.model or "scripted",
     )
 
 
@@ -196,6 +199,12 @@ class ScriptedModel:
         self._next += 1
         return response
 
+    async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
+        """The next turn, reported piece by piece as a provider would stream it."""
+        response = await self.request(request)
+        emit_pieces(response, request.step, on_delta)
+        return response
+
     def assert_consumed(self) -> None:
         if self.remaining:
             raise AssertionError(
@@ -225,3 +234,21 @@ class FunctionModel:
         if isinstance(value, Awaitable):
             value = await value
         return _parse_turn(value, self.calls, self.name)
+
+    async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
+        response = await self.request(request)
+        emit_pieces(response, request.step, on_delta)
+        return response
+
+
+def emit_pieces(response: ModelResponse, step: int, on_delta: OnDelta) -> None:
+    """Report a whole reply as deltas: reasoning and text word by word, then each tool call
+    (its id and name, then its arguments as JSON)."""
+    message = response.message
+    for text, kind in ((message.reasoning, ReasoningDelta), (message.content, TextDelta)):
+        for piece in _WORDS.findall(text):
+            on_delta(kind(step, piece))
+    for index, call in enumerate(message.tool_calls):
+        on_delta(ToolCallDelta(step, index, call.id, call.name, ""))
+        if call.args:
+            on_delta(ToolCallDelta(step, index, None, None, json.dumps(dict(call.args))))

@@ -81,10 +81,11 @@ class ErrorPolicy:
     # -- presets ----------------------------------------------------------------------
     @classmethod
     def default(cls) -> ErrorPolicy:
-        """Tool failures go back to the model; rate limits and timeouts are retried (3, with
-        backoff); anything else stops the run."""
+        """Tool failures go back to the model; rate limits, timeouts and transient model
+        failures (5xx, a lost connection) are retried (3, with backoff); anything else,
+        an auth failure or a bad request included, stops the run."""
         return cls(
-            {"tool": "ignore", "rate_limit": "retry", "timeout": "retry"},
+            {"tool": "ignore", "rate_limit": "retry", "timeout": "retry", "model": "retry"},
             max_retries=3,
             backoff=1.0,
         )
