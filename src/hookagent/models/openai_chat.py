@@ -204,8 +204,8 @@ class OpenAIChatModel:
 
     def _error(self, exc: openai.OpenAIError) -> ProviderError:
         if isinstance(exc, openai.APIStatusError):
-            retry_after = _retry_after(exc.response.headers.get("retry-after"))
-            return self._fail(_provider_message(exc), exc.status_code, retry_after)
+            retry_after = retry_after_seconds(exc.response.headers.get("retry-after"))
+            return self._fail(provider_message(exc), exc.status_code, retry_after)
         if isinstance(exc, openai.APITimeoutError):
             error = self._fail(f"the request to {self._endpoint} timed out")
             error.timed_out = True
@@ -287,7 +287,7 @@ def _call(raw: Any, fallback_id: str) -> ToolCall:
     return parse_call(call_id, function.name or "", function.arguments)
 
 
-def _provider_message(exc: openai.APIStatusError) -> str:
+def provider_message(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, Mapping):
         message = body.get("message")
@@ -298,7 +298,7 @@ def _provider_message(exc: openai.APIStatusError) -> str:
     return exc.message
 
 
-def _retry_after(value: str | None) -> float | None:
+def retry_after_seconds(value: str | None) -> float | None:
     if value is None:
         return None
     try:

@@ -18,6 +18,7 @@ __all__ = ["PROVIDERS", "resolve_model"]
 PROVIDERS: Final = {
     "openai": ("hookagent.models.openai_chat", "openai"),
     "openai-compatible": ("hookagent.models.openai_chat", "openai"),
+    "openai-responses": ("hookagent.models.openai_responses", "openai"),
     "anthropic": ("hookagent.models.anthropic_messages", "anthropic"),
 }
 """provider → (driver module, extra that installs its SDK)."""

@@ -1,0 +1,225 @@
+"""OpenAI Responses API driver: `openai-responses:<model>` over `POST /v1/responses`.
+
+The driver holds one `AsyncOpenAI` client with SDK retries off (retrying is the run's
+`ErrorPolicy`'s decision) and runs statelessly (`store=False`): every request carries the
+conversation as input items, converted incrementally (see `openai_responses_convert`).
+Reasoning items of a reply are sent back verbatim while that reply stays in the history; with
+a `reasoning` setting the driver also asks for `reasoning.encrypted_content`, which stateless
+requests need to carry reasoning over.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Any, Final, final
+
+import openai
+from openai.resources.responses import AsyncResponses
+
+from hookagent.errors import ConfigError
+from hookagent.models.base import (
+    ModelRequest,
+    ModelResponse,
+    OnDelta,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from hookagent.models.openai_chat import ProviderError, provider_message, retry_after_seconds
+from hookagent.models.openai_responses_convert import (
+    Converter,
+    read_response,
+    text_format,
+    tool_param,
+)
+
+__all__ = ["OpenAIResponsesModel", "ProviderError", "create"]
+
+PROVIDER: Final = "openai-responses"
+ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
+_RESERVED: Final = frozenset({"self", "model", "input", "tools", "stream", "instructions"})
+"""Request fields the driver sets itself; a setting may not override them."""
+_CREATE_PARAMS: Final = frozenset(inspect.signature(AsyncResponses.create).parameters) - _RESERVED
+"""Settings the SDK takes as keywords; any other setting goes to the server in `extra_body`."""
+_FINAL_EVENTS: Final = frozenset({"response.completed", "response.incomplete", "response.failed"})
+_TRANSIENT_CODES: Final = frozenset({"server_error", "rate_limit_exceeded"})
+"""Error codes of a failed response (no HTTP status to tell) that trying again may cure."""
+
+
+def create(
+    model: str, *, provider: str = PROVIDER, base_url: str | None = None, api_key: str | None = None
+) -> OpenAIResponsesModel:
+    """Build the driver, checking its key before any run starts."""
+    api_key = api_key or os.environ.get("OPENAI_API_KEY")
+    if not api_key:
+        raise ConfigError(
+            f"the {provider} provider needs an API key: set OPENAI_API_KEY (or pass api_key)",
+            key="model",
+            value=f"{provider}:{model}",
+        )
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    return OpenAIResponsesModel(model, provider=provider, base_url=base_url, api_key=api_key)
+
+
+@final
+class OpenAIResponsesModel:
+    """A `StreamingModel` over `responses.create`. One instance serves one run at a time (its
+    conversion cache follows a single conversation)."""
+
+    native_output = True
+    """The Responses API takes a JSON schema in `text.format`."""
+
+    def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
+        self._model = model
+        self._provider = provider
+        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        self.converter = Converter()
+
+    @property
+    def name(self) -> str:
+        return f"{self._provider}:{self._model}"
+
+    @property
+    def conversions(self) -> int:
+        """How many neutral messages were converted so far (incremental conversion shows here)."""
+        return self.converter.conversions
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    async def request(self, request: ModelRequest, /) -> ModelResponse:
+        params = self._params(request)
+        try:
+            response = await self.client.responses.create(**params)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+        return self._finish(response)
+
+    async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
+        params = self._params(request)
+        step = request.step
+        calls: dict[int, int] = {}
+        """output_index → the call's position among this reply's function calls."""
+        final_response: Any = None
+        try:
+            events: Any = await self.client.responses.create(**params, stream=True)
+            async with events:
+                async for event in events:
+                    kind = getattr(event, "type", None)
+                    if kind == "response.output_text.delta":
+                        on_delta(TextDelta(step, event.delta))
+                    elif kind in (
+                        "response.reasoning_summary_text.delta",
+                        "response.reasoning_text.delta",
+                    ):
+                        on_delta(ReasoningDelta(step, event.delta))
+                    elif kind == "response.output_item.added":
+                        item = event.item
+                        if getattr(item, "type", None) == "function_call":
+                            index = calls.setdefault(event.output_index, len(calls))
+                            on_delta(ToolCallDelta(step, index, item.call_id, item.name, ""))
+                    elif kind == "response.function_call_arguments.delta":
+                        index = calls.setdefault(event.output_index, len(calls))
+                        on_delta(ToolCallDelta(step, index, None, None, event.delta))
+                    elif kind == "error":
+                        code = getattr(event, "code", None)
+                        prefix = f"{code}: " if code else ""
+                        raise self._fail(
+                            f"stream error: {prefix}{event.message}",
+                            transient=code in _TRANSIENT_CODES or None,
+                        )
+                    elif kind in _FINAL_EVENTS:
+                        final_response = event.response
+                        break
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+        if final_response is None:
+            raise self._fail("stream ended before response.completed", transient=True)
+        return self._finish(final_response)
+
+    def _params(self, request: ModelRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self._model,
+            "input": self.converter.convert(request.messages),
+            "store": False,
+        }
+        if request.system_prompt:
+            params["instructions"] = request.system_prompt
+        if request.tools:
+            params["tools"] = [tool_param(spec) for spec in request.tools]
+        settings = dict(request.settings)
+        if "max_tokens" in settings:
+            if "max_output_tokens" in settings:
+                raise ConfigError("set max_tokens or max_output_tokens, not both", key="settings")
+            settings["max_output_tokens"] = settings.pop("max_tokens")
+        extra: dict[str, Any] = {}
+        for key, value in settings.items():
+            if key in _RESERVED:
+                raise ConfigError(
+                    f"the {self.name} driver sets {key!r} itself", key="settings", value=key
+                )
+            (params if key in _CREATE_PARAMS else extra)[key] = value
+        if extra:
+            params["extra_body"] = {**extra, **params.get("extra_body", {})}
+        if "reasoning" in settings:
+            include = list(params.get("include") or ())
+            if ENCRYPTED_REASONING not in include:
+                params["include"] = [*include, ENCRYPTED_REASONING]
+        if request.output is not None:
+            text = dict(params.get("text") or {})
+            text["format"] = text_format(request.output)
+            params["text"] = text
+        return params
+
+    def _finish(self, response: Any) -> ModelResponse:
+        error = getattr(response, "error", None)
+        status = getattr(response, "status", None)
+        if error is not None or status == "failed":
+            code = getattr(error, "code", None)
+            detail = getattr(error, "message", None) or "no error details"
+            prefix = f"{code}: " if code else ""
+            raise self._fail(
+                f"the response failed: {prefix}{detail}",
+                transient=code in _TRANSIENT_CODES or None,
+            )
+        reply, raw = read_response(response, self._model)
+        if raw is not None:  # sent back verbatim while this exact message stays in the history
+            self.converter.remember(reply.message, raw)
+        return reply
+
+    def _error(self, exc: openai.OpenAIError) -> ProviderError:
+        if isinstance(exc, openai.APIStatusError):
+            retry_after = retry_after_seconds(exc.response.headers.get("retry-after"))
+            return self._fail(provider_message(exc), exc.status_code, retry_after)
+        if isinstance(exc, openai.APITimeoutError):
+            error = self._fail(f"the request to {self._endpoint} timed out")
+            error.timed_out = True
+            return error
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = f": {cause}" if cause else ""
+            # nothing answered: trying again may reach the server
+            return self._fail(f"connection failed to {self._endpoint}{detail}", transient=True)
+        return self._fail(f"{type(exc).__name__}: {exc}")
+
+    def _fail(
+        self,
+        message: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+        *,
+        transient: bool | None = None,
+    ) -> ProviderError:
+        return ProviderError(
+            message,
+            provider=self._provider,
+            model=self._model,
+            status=status,
+            retry_after=retry_after,
+            transient=transient,
+        )
+
+    @property
+    def _endpoint(self) -> str:
+        return str(self.client.base_url)
