@@ -278,3 +278,21 @@ def test_live_view_hides_only_routine_presence_continues() -> None:
     assert is_shown(decision("before_tool", "modify", "user:x"))
     failed = Vote(hook="user:x", decision="proceed", error="ValueError: bad")
     assert is_shown(decision("after_tool", "proceed", "user:x", failed))
+
+
+# -- --max-cost ---------------------------------------------------------------------------
+def test_cost_limit_flag_stops_the_run_with_exit_zero(tmp_path: Path) -> None:
+    # gpt-4.1-mini lists at $0.40 in and $1.60 out per million tokens: $0.0056 a turn
+    usage = {"input_tokens": 10_000, "output_tokens": 1_000}
+    call = {"tool_calls": [{"name": "missing", "args": {}}], "usage": usage}
+    write(tmp_path / "turns.json", [{**call, "model": "gpt-4.1-mini-2025-04-14"}] * 3)
+
+    done = hookagent(
+        tmp_path, "run", "hi", "--model", "scripted:turns.json", "--json", "--max-cost", "0.01"
+    )
+
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["status"], out["stop_reason"], out["steps"]) == ("stopped", "cost_limit", 2)
+    assert out["stop_message"].startswith("cost limit reached ($0.0112 of $0.01)")
+    assert "1 scripted turn was not used" in done.stderr

@@ -52,6 +52,7 @@ class RunOptions:
     max_steps: int | None = None
     max_tokens: int | None = None
     max_seconds: float | None = None
+    max_cost: float | None = None
     plugins: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     discover_settings: bool = False
@@ -82,6 +83,10 @@ def run(
     max_steps: Annotated[int | None, typer.Option(help="Stop after this many steps.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Stop at this many tokens.")] = None,
     max_seconds: Annotated[float | None, typer.Option(help="Stop after this long.")] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(metavar="USD", help="Stop once model calls have cost this many US dollars."),
+    ] = None,
     settings: Annotated[
         list[str] | None,
         typer.Option(
@@ -143,6 +148,7 @@ def run(
         max_steps=max_steps,
         max_tokens=max_tokens,
         max_seconds=max_seconds,
+        max_cost=max_cost,
         plugins=tuple(plugin or ()),
         settings=tuple(settings or ()),
         discover_settings=discover_settings,
@@ -191,6 +197,7 @@ def execute(options: RunOptions) -> int:
             ("max_steps", options.max_steps),
             ("max_tokens", options.max_tokens),
             ("max_seconds", options.max_seconds),
+            ("max_cost", options.max_cost),
         )
         if value is not None
     }

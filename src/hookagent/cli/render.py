@@ -49,17 +49,16 @@ _STATUS_STYLE: Final = {"completed": "bold green", "stopped": "bold yellow", "fa
 
 
 def is_shown(decision: Decision) -> bool:
-    """Notable decisions (as `DecisionLog.notable`), minus the tool-call-presence routine.
-
-    That hook says `continue` after every step with tool calls; showing it would bury the
-    decisions people look for.
+    """Notable decisions (as `DecisionLog.notable`), minus two routines: tool-call presence
+    says `continue` after every step with tool calls, and the cost meter adds up every reply
+    (the total is in the summary). Showing them would bury the decisions people look for.
     """
     notable = decision.outcome != "proceed" or any(v.error for v in decision.votes)
     routine = (
         decision.point == "should_continue"
         and decision.outcome == "continue"
         and decision.hook == "limits:tool_call_presence"
-    )
+    ) or (decision.outcome == "modify" and decision.hook == "limits:cost_meter")
     return notable and not routine
 
 
@@ -137,7 +136,11 @@ class LiveRenderer:
 
     def summary(self, result: RunResult) -> None:
         status = Text(result.status, style=_STATUS_STYLE.get(result.status, "bold"))
-        self._line(Text("─ ") + status + Text(f" · stop reason: {result.stop_reason}"))
+        line = Text("─ ") + status + Text(f" · stop reason: {result.stop_reason}")
+        cost = result.state.metadata.get("cost_usd")
+        if isinstance(cost, int | float):
+            line += Text(f" · cost ${cost:.4f}")
+        self._line(line)
         for label, value in (
             ("stop message", result.stop_message),
             ("error", result.error),

@@ -22,6 +22,7 @@ StopReason = Literal[
     "steps_limit",
     "token_limit",
     "time_limit",
+    "cost_limit",
     "retry_limit",
     "error",
     "guard",

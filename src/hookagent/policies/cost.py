@@ -1,0 +1,197 @@
+"""`CostLimit`: stop a run once its model calls have cost `max_usd`.
+
+Two policy-tier hooks, like the limits in `limits.py`:
+
+- at after_inference, a guard meters each reply: it prices the reply's usage by the model the
+  reply names (`ModelResponse.model_name`) and adds it to the run-metadata total `COST_USD`.
+  Every model call is metered, retried ones included, since each is billed. The cost of a step
+  is one table lookup (cached per model name) and one addition, whatever the history length.
+- at should_continue, a check stops the run (`stop_reason="cost_limit"`) once the total has
+  reached `max_usd`. Like the other limits it is checked between steps: the step that crosses
+  the limit still runs its tool calls.
+
+The model name comes from the reply only: neither the request nor the run view says which
+model the run uses. Every built-in driver names it (OpenAI and Anthropic report the exact,
+often dated, model; scripted replies say `scripted` unless a turn sets `model`). A reply
+that used no tokens costs nothing and is not looked up.
+
+A model missing from the price table ends the run at once (`unknown="error"`, stop reason
+`guard`, before its tool calls run) with a message naming the model, or counts as free
+(`unknown="ignore"`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Final, Literal, final
+
+from hookagent.errors import ConfigError
+from hookagent.hooks.events import ContinueEvent, InferenceResultEvent
+from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.points import AFTER_INFERENCE, SHOULD_CONTINUE
+from hookagent.hooks.result import HookResult
+from hookagent.kernel.metadata import MetadataKey
+from hookagent.models.prices import PRICES, Price, cost, price_for
+from hookagent.tools.base import Tool
+
+__all__ = ["COST_USD", "CostLimit"]
+
+COST_USD: Final = MetadataKey[float]("cost_usd", default=0.0)
+"""What the run's model calls have cost so far, in USD (kept up to date by `CostLimit`)."""
+
+"""The stop reason; `StopReason` in hooks/result.py does not list it yet."""
+
+_UNKNOWN_MODES: Final = ("error", "ignore")
+
+
+@final
+class CostLimit:
+    """Stops the run once its model calls have cost `max_usd` US dollars.
+
+    `prices` (USD per million tokens) are merged over the built-in `PRICES` table and looked
+    up with `price_for`: exact name, name without `provider:`, then the longest listed prefix
+    (dated snapshots). Install it with `AgentBuilder().with_(CostLimit(0.50))`.
+    """
+
+    name = "limits"
+
+    def __init__(
+        self,
+        max_usd: float,
+        *,
+        prices: Mapping[str, Price] | None = None,
+        unknown: Literal["error", "ignore"] = "error",
+    ) -> None:
+        if (
+            isinstance(max_usd, bool)
+            or not isinstance(max_usd, int | float)
+            or not math.isfinite(max_usd)
+            or not max_usd > 0
+        ):
+            raise ConfigError(
+                f"must be a positive number of US dollars, not {max_usd!r}",
+                key="CostLimit(max_usd)",
+                value=max_usd,
+            )
+        if unknown not in _UNKNOWN_MODES:
+            raise ConfigError(
+                f"must be 'error' or 'ignore', not {unknown!r}",
+                key="CostLimit(unknown)",
+                value=unknown,
+            )
+        self.max_usd = float(max_usd)
+        self.unknown = unknown
+        self.prices: Mapping[str, Price] = MappingProxyType({**PRICES, **_checked(prices)})
+        self._resolved: dict[str, Price | None] = {}
+
+    def tools(self) -> Iterable[Tool]:
+        return ()
+
+    def hooks(self) -> Iterable[Hook[Any]]:
+        yield make_hook(
+            AFTER_INFERENCE,
+            self.meter,
+            name="cost_meter",
+            source="limits",
+            tier="policy",
+            priority=100,
+            timeout=None,
+        )
+        yield make_hook(
+            SHOULD_CONTINUE,
+            self.check,
+            name="cost_limit",
+            source="limits",
+            tier="policy",
+            priority=100,
+            timeout=None,
+        )
+
+    def price(self, model: str) -> Price | None:
+        """The price of `model` in this limit's table (looked up once per name)."""
+        try:
+            return self._resolved[model]
+        except KeyError:
+            found = self._resolved[model] = price_for(model, self.prices)
+            return found
+
+    def meter(self, event: InferenceResultEvent) -> HookResult | None:
+        response = event.response
+        usage = response.usage
+        if not (usage.input_tokens or usage.output_tokens or usage.cached_tokens):
+            return None
+        model = response.model_name
+        price = self.price(model) if model else None
+        if price is None:
+            if self.unknown == "ignore":
+                return None
+            return HookResult.stop(_unknown(model), stop_reason="guard")
+        spent = cost(usage, price)
+        if not spent:
+            return None
+        total = event.run.metadata.get(COST_USD.name, 0.0)
+        if isinstance(total, bool) or not isinstance(total, int | float):
+            return HookResult.stop(
+                f"run metadata {COST_USD.name!r} holds {total!r:.80}, not a number of dollars",
+                stop_reason="guard",
+            )
+        return COST_USD.set(total + spent)
+
+    def check(self, event: ContinueEvent) -> HookResult | None:
+        total = event.run.metadata.get(COST_USD.name, 0.0)
+        if isinstance(total, int | float) and total >= self.max_usd:
+            return HookResult.stop(
+                f"cost limit reached (${total:.4f} of ${_usd(self.max_usd)})",
+                stop_reason="cost_limit",
+            )
+        return None
+
+    def __repr__(self) -> str:
+        return f"CostLimit(max_usd={self.max_usd:g}, unknown={self.unknown!r})"
+
+
+def _checked(prices: Mapping[str, Price] | None) -> Mapping[str, Price]:
+    if prices is None:
+        return {}
+    if not isinstance(prices, Mapping):
+        raise ConfigError(
+            f"must be a mapping of model name to Price, not {type(prices).__name__}",
+            key="CostLimit(prices)",
+            value=prices,
+        )
+    for model, price in prices.items():
+        if not isinstance(model, str) or not model:
+            raise ConfigError(
+                f"model names must be non-empty strings, not {model!r}",
+                key="CostLimit(prices)",
+                value=model,
+            )
+        if not isinstance(price, Price):
+            raise ConfigError(
+                f"must be a Price(input=..., output=...), not {price!r:.80}",
+                key=f"CostLimit(prices)[{model!r}]",
+                value=price,
+            )
+    return prices
+
+
+def _unknown(model: str | None) -> str:
+    fix = "or CostLimit(..., unknown='ignore') to count its calls as free"
+    if not model:
+        return f"the model's reply does not name its model, so CostLimit cannot price it; {fix}"
+    return (
+        f"CostLimit has no price for model {model!r}; pass "
+        f'CostLimit(..., prices={{"{model}": Price(input=..., output=...)}}) with its USD '
+        f"prices per million tokens, {fix}"
+    )
+
+
+def _usd(amount: float) -> str:
+    """Dollars with two to four decimals (`0.01`, `5.00`, `0.0125`)."""
+    text = f"{amount:.4f}".rstrip("0")
+    if float(text) != amount:
+        return f"{amount:g}"
+    whole, _, cents = text.partition(".")
+    return f"{whole}.{cents.ljust(2, '0')}"
