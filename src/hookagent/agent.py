@@ -2,6 +2,9 @@
 
 One async implementation: `run` is the loop; `stream` watches the same loop through a queue;
 `run_sync` drives `run` on a fresh event loop.
+
+A run asked for an `output_type` gets a `StructuredOutput` installed for that run only: the
+agent keeps one extended set of tools and hooks per output type, built on first use.
 """
 
 from __future__ import annotations
@@ -9,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, Final, final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
 
 from hookagent.errors import ConfigError
 from hookagent.hooks.registry import HookRegistry
@@ -25,7 +29,12 @@ from hookagent.kernel.view import RunView
 from hookagent.models.base import Model, ToolSpec
 from hookagent.tools.base import PreparesArgs, Tool
 
+if TYPE_CHECKING:
+    from hookagent.capabilities.structured_output import StructuredOutput
+
 __all__ = ["Agent"]
+
+T = TypeVar("T")
 
 
 def _current_task() -> asyncio.Task[Any]:
@@ -35,6 +44,41 @@ def _current_task() -> asyncio.Task[Any]:
 
 
 _DONE: Final = object()
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    """The tools and hooks one run works with."""
+
+    tools: Mapping[str, Tool]
+    specs: tuple[ToolSpec, ...]
+    preparers: Mapping[str, Any]
+    registry: HookRegistry
+    watch_tick: float | None
+    output: StructuredOutput[Any] | None
+
+    @classmethod
+    def of(
+        cls,
+        tools: Mapping[str, Tool],
+        registry: HookRegistry,
+        output: StructuredOutput[Any] | None,
+    ) -> _Setup:
+        timeouts = [h.timeout for h in registry if h.is_async and h.timeout is not None]
+        return cls(
+            tools=dict(tools),
+            specs=tuple(
+                ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
+                for t in tools.values()
+            ),
+            preparers={
+                name: tool.prepare for name, tool in tools.items() if isinstance(tool, PreparesArgs)
+            },
+            registry=registry,
+            watch_tick=min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None,
+            output=output,
+        )
 
 
 @final
@@ -48,6 +92,7 @@ class Agent:
         system_prompt: str | None = None,
         settings: Mapping[str, Any] | None = None,
         budgets: Budgets | None = None,
+        output: StructuredOutput[Any] | None = None,
     ) -> None:
         self.model = model
         self.tools = dict(tools)
@@ -55,33 +100,53 @@ class Agent:
         self.system_prompt = system_prompt
         self.settings = dict(settings or {})
         self.budgets = budgets or Budgets()
-        self._specs = tuple(
-            ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
-            for t in self.tools.values()
-        )
-        self._preparers = {
-            name: tool.prepare
-            for name, tool in self.tools.items()
-            if isinstance(tool, PreparesArgs)
-        }
+        self._setup = _Setup.of(self.tools, registry, output)
+        self._per_output: dict[type[Any], _Setup] = {}
         self._kernel = Kernel()
-        timeouts = [h.timeout for h in registry if h.is_async and h.timeout is not None]
-        self._watch_tick = min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None
 
+    @overload
     async def run(
         self,
         prompt: str,
         *,
+        output_type: type[T],
         approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
         parent_run_id: str | None = None,
-    ) -> RunResult:
-        """Run to the end and return what happened; failures are in the result, not raised."""
+    ) -> RunResult[T]: ...
+    @overload
+    async def run(
+        self,
+        prompt: str,
+        *,
+        output_type: None = None,
+        approver: Approver | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        parent_run_id: str | None = None,
+    ) -> RunResult[Any]: ...
+    async def run(
+        self,
+        prompt: str,
+        *,
+        output_type: type[Any] | None = None,
+        approver: Approver | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        parent_run_id: str | None = None,
+    ) -> RunResult[Any]:
+        """Run to the end and return what happened; failures are in the result, not raised.
+
+        With `output_type` (a pydantic model, dataclass, TypedDict or any type pydantic
+        validates) the run must end in a valid answer of that type: `result.parsed`."""
         return await self._execute(
-            prompt, approver=approver, metadata=metadata, parent_run_id=parent_run_id, emit=None
+            prompt,
+            setup=self._setup_for(output_type),
+            approver=approver,
+            metadata=metadata,
+            parent_run_id=parent_run_id,
+            emit=None,
         )
 
-    def run_sync(self, prompt: str, **options: Any) -> RunResult:
+    def run_sync(self, prompt: str, **options: Any) -> RunResult[Any]:
         """`run` for code without an event loop."""
         try:
             asyncio.get_running_loop()
@@ -95,14 +160,17 @@ class Agent:
         self,
         prompt: str,
         *,
+        output_type: type[Any] | None = None,
         approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        """Yield steps, tool calls and decisions as they happen, then `RunFinished`."""
+        """Yield steps, model deltas, tool calls and decisions as they happen, then
+        `RunFinished`."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         task = asyncio.create_task(
             self._execute(
                 prompt,
+                setup=self._setup_for(output_type),
                 approver=approver,
                 metadata=metadata,
                 parent_run_id=None,
@@ -120,26 +188,59 @@ class Agent:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
+    def _setup_for(self, output_type: type[Any] | None) -> _Setup:
+        if output_type is None:
+            return self._setup
+        setup = self._per_output.get(output_type)
+        if setup is None:
+            from hookagent.capabilities.structured_output import StructuredOutput
+
+            if self._setup.output is not None:
+                raise ConfigError(
+                    "this agent was built with a structured output already; build one "
+                    "without it to choose the output type per run",
+                    key="output_type",
+                )
+            output = StructuredOutput(output_type)
+            output.bind_model(self.model)
+            tools = dict(self.tools)
+            for tool in output.tools():
+                if tool.name in tools:
+                    raise ConfigError(
+                        f"the final-answer tool {tool.name!r} clashes with a tool of that name",
+                        key="output_type",
+                        value=tool.name,
+                    )
+                tools[tool.name] = tool
+            registry = self.registry.copy()
+            for hook in output.hooks():
+                registry.add(hook)
+            setup = self._per_output[output_type] = _Setup.of(tools, registry, output)
+        return setup
+
     async def _execute(
         self,
         prompt: str,
         *,
+        setup: _Setup,
         approver: Approver | None,
         metadata: Mapping[str, Any] | None,
         parent_run_id: str | None,
         emit: Emit | None,
     ) -> RunResult:
         state = RunState(parent_run_id=parent_run_id, metadata=dict(metadata or {}))
-        view = RunView(state, self._specs)
-        watch = HookWatch(self._watch_tick) if self._watch_tick is not None else None
+        view = RunView(state, setup.specs)
+        watch = HookWatch(setup.watch_tick) if setup.watch_tick is not None else None
         ctx = RunContext(
             state=state,
             view=view,
-            hooks=Dispatcher(self.registry, state, view, approver=approver, emit=emit, watch=watch),
+            hooks=Dispatcher(
+                setup.registry, state, view, approver=approver, emit=emit, watch=watch
+            ),
             model=self.model,
-            tools=self.tools,
-            preparers=self._preparers,
-            tool_specs=self._specs,
+            tools=setup.tools,
+            preparers=setup.preparers,
+            tool_specs=setup.specs,
             system_prompt=self.system_prompt,
             settings=self.settings,
             budgets=self.budgets,
@@ -152,4 +253,7 @@ class Agent:
         finally:
             if watch is not None:
                 await watch.close()
-        return RunResult.of(state)
+        result = RunResult.of(state)
+        if setup.output is not None:
+            result = setup.output.finish(result)
+        return result

@@ -7,9 +7,10 @@ owners. Limits and the error policy are capabilities too, installed by default a
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Self, TypeVar, Unpack, final
+from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar, Unpack, final
 
 from hookagent.agent import Agent
 from hookagent.capability import Capability
@@ -26,6 +27,7 @@ from hookagent.tools.base import Tool
 from hookagent.tools.function import FunctionTool
 
 if TYPE_CHECKING:
+    from hookagent.capabilities.structured_output import OutputMode, StructuredOutput
     from hookagent.claude.options import ClaudeHookOptions
 
 __all__ = ["AgentBuilder"]
@@ -58,6 +60,9 @@ class AgentBuilder:
             "presence": ToolCallPresence(),
         }
         self._error_policy: ErrorPolicy = ErrorPolicy.default()
+        self._bindings: list[Callable[[Model], None]] = []
+        """`bind_model` of capabilities that adapt to the model (called by `build`)."""
+        self._output: StructuredOutput[Any] | None = None
 
     def model(
         self, model: Model | str, *, base_url: str | None = None, api_key: str | None = None
@@ -96,7 +101,24 @@ class AgentBuilder:
             self._add_tool(tool, capability.name)
         self._hooks.extend(capability.hooks())
         self._capabilities.append(capability.name)
+        bind = getattr(capability, "bind_model", None)
+        if callable(bind):
+            self._bindings.append(bind)
+        if _is_structured_output(capability):
+            if self._output is not None:
+                raise ConfigError("an agent has one structured output", key="with_")
+            self._output = capability
         return self
+
+    def output_type(
+        self, output_type: type[Any], *, mode: OutputMode = "auto", max_retries: int = 3
+    ) -> Self:
+        """Every run must end in a validated `output_type` (`result.parsed`): through the
+        provider's JSON-schema mode where it has one (`mode="auto"`), else a final-answer
+        tool; a wrong answer goes back to the model at most `max_retries` times."""
+        from hookagent.capabilities.structured_output import StructuredOutput
+
+        return self.with_(StructuredOutput(output_type, mode=mode, max_retries=max_retries))
 
     def on(self, point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Self:
         """Register `fn` at `point`; `options` as for `make_hook` (match, priority, tier,
@@ -142,15 +164,22 @@ class AgentBuilder:
         max_steps: int | None = UNSET,
         max_tokens: int | None = UNSET,
         max_seconds: float | None = UNSET,
+        max_cost: float | None = UNSET,
         tool_call_presence: bool = UNSET,
     ) -> Self:
-        """Replace the default limits; `None` removes one."""
+        """Replace the default limits; `None` removes one. `max_cost` (USD, none by default)
+        prices each reply with the built-in table; `with_(CostLimit(..., prices=...))` takes
+        your own prices."""
         if max_steps is not UNSET:
             self._limits["steps"] = None if max_steps is None else StepLimit(max_steps)
         if max_tokens is not UNSET:
             self._limits["tokens"] = None if max_tokens is None else TokenLimit(max_tokens)
         if max_seconds is not UNSET:
             self._limits["time"] = None if max_seconds is None else TimeLimit(max_seconds)
+        if max_cost is not UNSET:
+            from hookagent.policies.cost import CostLimit
+
+            self._limits["cost"] = None if max_cost is None else CostLimit(max_cost)
         if tool_call_presence is not UNSET:
             self._limits["presence"] = ToolCallPresence() if tool_call_presence else None
         return self
@@ -167,10 +196,13 @@ class AgentBuilder:
     def build(self) -> Agent:
         if self._model is None:
             raise ConfigError("no model: call .model(...) before .build()", key="AgentBuilder")
+        for bind in self._bindings:
+            bind(self._model)
         registry = HookRegistry(self._policy_hooks())
         for hook in self._hooks:
             registry.add(hook)
         return Agent(
+            output=self._output,
             model=self._model,
             tools={name: t for name, (t, _) in self._tools.items()},
             registry=registry,
@@ -200,3 +232,8 @@ class AgentBuilder:
                 value=tool.name,
             )
         self._tools[tool.name] = (tool, owner)
+
+
+def _is_structured_output(capability: Any) -> TypeGuard[StructuredOutput[Any]]:
+    module = sys.modules.get("hookagent.capabilities.structured_output.capability")
+    return module is not None and isinstance(capability, module.StructuredOutput)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, final, overload
+from typing import Any, Generic, final, overload
+
+from typing_extensions import TypeVar
 
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.points import HookPoint
@@ -13,7 +15,9 @@ from hookagent.kernel.state import RunState, RunStatus
 from hookagent.kernel.view import ListView
 from hookagent.usage import Usage
 
-__all__ = ["DecisionLog", "RunResult", "StepLog"]
+__all__ = ["DecisionLog", "OutputT", "RunResult", "StepLog"]
+
+OutputT = TypeVar("OutputT", default=Any)
 
 
 @final
@@ -66,7 +70,10 @@ class DecisionLog(ListView[Decision]):
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RunResult:
+class RunResult(Generic[OutputT]):
+    """What a run did. `parsed` is the validated answer of a run asked for an `output_type`
+    (None when there was none, or the model never gave a valid one)."""
+
     output: str | None
     status: RunStatus
     stop_reason: str
@@ -76,9 +83,10 @@ class RunResult:
     decisions: DecisionLog
     error: str | None
     state: RunState
+    parsed: OutputT | None = None
 
     @classmethod
-    def of(cls, state: RunState) -> RunResult:
+    def of(cls, state: RunState) -> RunResult[Any]:
         return cls(
             output=state.output,
             status=state.status,
@@ -107,6 +115,7 @@ class RunResult:
             "stop_reason": self.stop_reason,
             "stop_message": self.stop_message,
             "output": self.output,
+            "parsed": self.state.metadata.get("structured_output"),
             "error": self.error,
             "steps": len(self.steps),
             "usage": {

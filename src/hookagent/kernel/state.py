@@ -84,10 +84,12 @@ class RunState:
             )
 
     def stop_by(self, decision: Decision) -> None:
-        """End the run because a hook returned `stop` (or a block that fails closed)."""
+        """End the run because a hook returned `stop` (or a block that fails closed). A stop
+        with the reason `completed` is a hook saying the work is done: the run completes."""
+        reason = decision.stop_reason or "hook_stop"
         self.finish(
-            "stopped",
-            decision.stop_reason or "hook_stop",
+            "completed" if reason == "completed" else "stopped",
+            reason,
             f"{decision.reason} (hook {decision.hook} at {decision.point})",
         )
 
