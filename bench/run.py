@@ -1,6 +1,6 @@
 """hookagent benchmarks, each against a bare hand-written baseline measured in the same run.
 
-    .venv/bin/python bench/run.py             # everything (about a minute on 2 cores)
+    .venv/bin/python bench/run.py             # everything (about two minutes on 2 cores)
     .venv/bin/python bench/run.py --quick     # fewer repeats
     .venv/bin/python bench/run.py --profile   # where a step's time goes (cProfile, pieces)
 
@@ -14,6 +14,8 @@
    vs a bare asyncio subprocess spawn of the same script; 10 handlers in parallel vs one.
 6. File tools: Read of a 2,000-line window mid 10 MB file, and Grep over 5,000 small files
    (files_with_matches, content), vs the same work written by hand; tracemalloc peaks.
+7. OpenAI path: a run through the Chat Completions driver against a local server process,
+   vs hand-written loops on the bare SDK, at 100 and 1,000 steps.
 
 Timings are taken with the garbage collector off (collected between samples), repeated, and
 reported as the minimum and median of the repeats; ratios are medians of ratios paired
@@ -42,6 +44,7 @@ from harness import (
     summary,
 )
 from memory import bench_memory
+from openai_path import bench_openai_path
 from per_step import bench_per_step
 from workload import (
     PROMPT,
@@ -82,6 +85,7 @@ async def bench_all(quick: bool) -> None:
     verdicts += await bench_memory()
     verdicts += await bench_command_hooks(repeats=5 if quick else 21)
     verdicts += await bench_file_tools(repeats=3 if quick else 11)
+    verdicts += await bench_openai_path(repeats=1 if quick else 3)
     summary(verdicts)
 
 

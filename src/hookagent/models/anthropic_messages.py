@@ -18,6 +18,7 @@ from anthropic.types import (
     Message as WireMessage,
 )
 from anthropic.types import (
+    RawMessageStreamEvent,
     RedactedThinkingBlock,
     TextBlock,
     ThinkingBlock,
@@ -84,7 +85,7 @@ class AnthropicMessagesModel:
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         try:
-            reply = await self.client.messages.create(**self._params(request))
+            reply = await self._post(request, stream=False)
         except anthropic.AnthropicError as exc:
             raise self._error(exc) from exc
         return self._response(reply)
@@ -92,7 +93,7 @@ class AnthropicMessagesModel:
     async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
         reply = StreamAssembler(request.step, on_delta)
         try:
-            events = await self.client.messages.create(**self._params(request), stream=True)
+            events = await self._post(request, stream=True)
             async for event in events:
                 reply.add(event)
         except anthropic.AnthropicError as exc:
@@ -104,6 +105,23 @@ class AnthropicMessagesModel:
                 model=self.model,
             )
         return self._response(reply.message())
+
+    async def _post(self, request: ModelRequest, *, stream: bool) -> Any:
+        """POST the body as built: `messages.create` would first walk every message in Python
+        to coerce typed dicts, a cost that grows with the history on every step."""
+        body = self._params(request)
+        body.update(body.pop("extra_body", None) or {})
+        sdk: Any = self.client
+        if not stream:
+            return await sdk.post("/v1/messages", cast_to=WireMessage, body=body)
+        body["stream"] = True
+        return await sdk.post(
+            "/v1/messages",
+            cast_to=WireMessage,
+            body=body,
+            stream=True,
+            stream_cls=anthropic.AsyncStream[RawMessageStreamEvent],
+        )
 
     def _params(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = self.converter.convert(request.messages)

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from hookagent.errors import ConfigError, ModelError
 from hookagent.messages import (
@@ -29,6 +30,7 @@ from hookagent.messages import (
 )
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta, OutputSpec, ToolSpec
 from hookagent.models.openai_stream import ChunkAssembler, reasoning_of, usage_of
+from hookagent.models.openai_wire import post
 from hookagent.models.tool_args import parse_call
 
 __all__ = ["OpenAIChatModel", "ProviderError", "create"]
@@ -123,7 +125,9 @@ class OpenAIChatModel:
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         try:
-            completion = await self.client.chat.completions.create(**self._params(request))
+            completion = await post(
+                self.client, "/chat/completions", self._params(request), cast_to=ChatCompletion
+            )
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
         return self._response(completion, request.step)
@@ -133,7 +137,13 @@ class OpenAIChatModel:
         params.setdefault("stream_options", {"include_usage": True})
         reply = ChunkAssembler(request.step, on_delta)
         try:
-            chunks = await self.client.chat.completions.create(**params, stream=True)
+            chunks = await post(
+                self.client,
+                "/chat/completions",
+                params,
+                cast_to=ChatCompletion,
+                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+            )
             async for chunk in chunks:
                 reply.add(chunk)
         except openai.OpenAIError as exc:

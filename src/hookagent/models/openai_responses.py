@@ -16,6 +16,7 @@ from typing import Any, Final, final
 
 import openai
 from openai.resources.responses import AsyncResponses
+from openai.types.responses import Response, ResponseStreamEvent
 
 from hookagent.errors import ConfigError
 from hookagent.models.base import (
@@ -33,6 +34,7 @@ from hookagent.models.openai_responses_convert import (
     text_format,
     tool_param,
 )
+from hookagent.models.openai_wire import post
 
 __all__ = ["OpenAIResponsesModel", "ProviderError", "create"]
 
@@ -91,7 +93,7 @@ class OpenAIResponsesModel:
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         params = self._params(request)
         try:
-            response = await self.client.responses.create(**params)
+            response = await post(self.client, "/responses", params, cast_to=Response)
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
         return self._finish(response)
@@ -103,7 +105,13 @@ class OpenAIResponsesModel:
         """output_index → the call's position among this reply's function calls."""
         final_response: Any = None
         try:
-            events: Any = await self.client.responses.create(**params, stream=True)
+            events: Any = await post(
+                self.client,
+                "/responses",
+                params,
+                cast_to=Response,
+                stream_cls=openai.AsyncStream[ResponseStreamEvent],
+            )
             async with events:
                 async for event in events:
                     kind = getattr(event, "type", None)
