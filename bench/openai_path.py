@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -41,18 +40,16 @@ TOOL_PARAM: Final = {
 @contextlib.asynccontextmanager
 async def server(steps: int) -> AsyncIterator[str]:
     script = Path(__file__).with_name("openai_server.py")
-    process = subprocess.Popen(
-        [sys.executable, str(script), "--steps", str(steps)],
-        stdout=subprocess.PIPE,
-        text=True,
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(script), "--steps", str(steps), stdout=asyncio.subprocess.PIPE
     )
     try:
         assert process.stdout is not None
-        port = int(process.stdout.readline())
+        port = int(await process.stdout.readline())
         yield f"http://127.0.0.1:{port}/v1"
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        await process.wait()
 
 
 async def bare_sdk_run(client: Any, steps: int, way: str) -> int:
@@ -107,12 +104,40 @@ async def bare_sdk_run(client: Any, steps: int, way: str) -> int:
     raise RuntimeError("the bare loop did not finish")
 
 
+async def measure(steps: int, way: str, repeats: int) -> tuple[Samples, Samples]:
+    """Seconds per run of the bare loop and of hookagent, paired within each repeat."""
+    import openai
+
+    from hookagent import AgentBuilder
+    from hookagent.models.openai_chat import create
+
+    async with server(steps) as url:
+        client = openai.AsyncOpenAI(base_url=url, api_key="bench", max_retries=0)
+        driver = create("bench", provider="openai-compatible", base_url=url, api_key="bench")
+        agent = AgentBuilder().model(driver).tools(ECHO).limits(max_steps=steps + 5).build()
+
+        async def bare() -> None:
+            assert await bare_sdk_run(client, steps, way) == 2 * steps + 2
+
+        async def ours() -> None:
+            result = await agent.run(PROMPT)
+            assert result.output == "done" and len(result.steps) == steps + 1, result
+
+        runners: list[Callable[[], Awaitable[None]]] = [bare, ours]
+        for runner in runners:
+            await runner()  # warm up connections and caches
+        samples = (Samples(), Samples())
+        for _ in range(repeats):
+            for runner, sample in zip(runners, samples, strict=True):
+                sample.values.append(await timed(runner, 1))
+        await client.close()
+        await driver.aclose()
+    return samples
+
+
 async def bench_openai_path(repeats: int) -> list[Verdict]:
     try:
-        import openai
-
-        from hookagent import AgentBuilder
-        from hookagent.models.openai_chat import create
+        import openai  # noqa: F401
     except ImportError:  # the extra is not installed
         header("7. OpenAI path: skipped (pip install 'hookagent[openai]')")
         return []
@@ -124,31 +149,11 @@ async def bench_openai_path(repeats: int) -> list[Verdict]:
     verdicts: list[Verdict] = []
     ratios: dict[tuple[int, str], float] = {}
     for steps, way in CASES:
-        async with server(steps) as url:
-            client = openai.AsyncOpenAI(base_url=url, api_key="bench", max_retries=0)
-            driver = create("bench", provider="openai-compatible", base_url=url, api_key="bench")
-            agent = AgentBuilder().model(driver).tools(ECHO).limits(max_steps=steps + 5).build()
-
-            async def bare() -> None:
-                assert await bare_sdk_run(client, steps, way) == 2 * steps + 2
-
-            async def ours() -> None:
-                result = await agent.run(PROMPT)
-                assert result.output == "done" and len(result.steps) == steps + 1, result
-
-            runners: list[Callable[[], Awaitable[None]]] = [bare, ours]
-            for runner in runners:
-                await runner()  # warm up connections and caches
-            samples = [Samples(), Samples()]
-            for _ in range(repeats):
-                for runner, sample in zip(runners, samples, strict=True):
-                    sample.values.append(await timed(runner, 1))
-            await client.close()
-            await driver.aclose()
-        ratio = ratios[steps, way] = paired_ratio(samples[1], samples[0])
-        extra = (samples[1].median - samples[0].median) / (steps + 1) * 1e6
+        bare, ours = await measure(steps, way, repeats)
+        ratio = ratios[steps, way] = paired_ratio(ours, bare)
+        extra = (ours.median - bare.median) / (steps + 1) * 1e6
         print(
-            f"{steps:>6}  {way:<10}{samples[0].median:>11.3f}{samples[1].median:>17.3f}"
+            f"{steps:>6}  {way:<10}{bare.median:>11.3f}{ours.median:>17.3f}"
             f"{ratio:>7.2f}x{extra:>15.0f}"
         )
         verdicts.append(
