@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .fake_openai import FakeOpenAI, completion, function_call
+from .fake_openai import FakeOpenAI, chunks, completion, function_call
 
 
 def test_run_against_an_openai_compatible_server(tmp_path: Path) -> None:
@@ -66,3 +66,27 @@ def test_a_missing_key_is_a_clear_error_before_the_run(tmp_path: Path) -> None:
     )
     assert out.returncode == 2
     assert "OPENAI_API_KEY" in out.stderr
+
+
+def test_the_live_view_streams_from_an_openai_server_with_the_key_from_the_environment(
+    tmp_path: Path,
+) -> None:
+    with FakeOpenAI() as server:
+        server.push(chunks("Hello ", "from ", "the ", "stream."))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HOOKAGENT_"))}
+        env |= {"OPENAI_API_KEY": "sk-from-env", "OPENAI_BASE_URL": server.url}
+        out = subprocess.run(
+            [sys.executable, "-m", "hookagent", "run", "hi", "--model", "openai:gpt-4.1-mini"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            check=False,
+        )
+    assert out.returncode == 0, out.stderr
+    assert "model: Hello from the stream." in out.stdout
+    assert out.stdout.count("Hello from the stream.") == 2  # the live line, then the output
+    [request] = server.requests
+    assert request["stream"] is True and request["model"] == "gpt-4.1-mini"
+    assert server.headers[0]["authorization"] == "Bearer sk-from-env"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import final
 
 from hookagent.hooks.events import InferenceEvent, InferenceResultEvent
@@ -10,6 +11,7 @@ from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
 from hookagent.messages import UserMessage
 from hookagent.models.base import ModelRequest, ModelResponse, StreamingModel
+from hookagent.usage import Usage
 
 __all__ = ["Inference"]
 
@@ -45,11 +47,17 @@ class Inference:
             state.add_reminder(before.contexts)
             request, cached = event.request, event.response
         attempt = 1
+        spent: Usage | None = None
+        """Usage of replies after_inference hooks sent back: billed, so counted."""
         while True:
             response = cached or await self._call_model(ctx, request)
             cached = None  # a response from a hook answers the first attempt only
-            if response is None or not ctx.hooks.wants(AFTER_INFERENCE):
-                return response, ()
+            if response is None:
+                if spent is not None:
+                    state.usage = state.usage + spent
+                return None, ()
+            if not ctx.hooks.wants(AFTER_INFERENCE):
+                return _with_spent(response, spent), ()
             after, checked = await ctx.hooks.fire(
                 AFTER_INFERENCE,
                 InferenceResultEvent(
@@ -61,10 +69,12 @@ class Inference:
                 ),
             )
             if after.outcome == "stop":
+                state.usage = state.usage + response.usage + (spent or Usage())
                 state.stop_by(after)
                 return None, ()
             if after.outcome != "retry":
-                return checked.response, after.contexts
+                return _with_spent(checked.response, spent), after.contexts
+            spent = response.usage if spent is None else spent + response.usage
             if attempt > ctx.budgets.retries:
                 state.finish(
                     "stopped",
@@ -73,6 +83,7 @@ class Inference:
                     f"{ctx.budgets.retries} times (retry budget); last reason: "
                     f"{after.reason}",
                 )
+                state.usage = state.usage + spent
                 return None, ()
             state.messages.append(checked.response.message)
             feedback = after.message or after.reason or "Please try again."
@@ -91,3 +102,9 @@ class Inference:
                 if action != "retry":
                     return None
                 attempt += 1
+
+
+def _with_spent(response: ModelResponse, spent: Usage | None) -> ModelResponse:
+    if spent is None:
+        return response
+    return replace(response, usage=spent + response.usage)
