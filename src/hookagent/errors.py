@@ -86,6 +86,7 @@ class ModelError(RunError):
         retries: int = 0,
         timed_out: bool = False,
         transient: bool | None = None,
+        retry_after: float | None = None,
     ) -> None:
         status_part = f" (HTTP {status})" if status is not None else ""
         super().__init__(f"{provider}:{model}{status_part}: {message}")
@@ -96,6 +97,8 @@ class ModelError(RunError):
         self.timed_out = timed_out
         """The request timed out on the client side (no HTTP status to tell)."""
         self._transient = transient
+        self.retry_after = retry_after
+        """Seconds the provider asked to wait before trying again (its `Retry-After`)."""
 
     @property
     def transient(self) -> bool:

@@ -17,7 +17,6 @@ from hookagent.messages import (
 )
 from hookagent.models.anthropic_messages import (
     AnthropicMessagesModel,
-    AnthropicRateLimitError,
     create,
 )
 from hookagent.models.base import ModelRequest
@@ -133,7 +132,7 @@ async def test_a_429_carries_retry_after_and_classifies_as_rate_limit(
     from hookagent.kernel.failures import classify
 
     server.reply(error("rate_limit_error", "slow down"), status=429, headers={"retry-after": "7"})
-    with pytest.raises(AnthropicRateLimitError) as caught:
+    with pytest.raises(h.ModelError) as caught:
         await model.request(ModelRequest(messages=[UserMessage(content="hi")]))
     exc = caught.value
     assert (exc.provider, exc.model, exc.status, exc.retry_after) == (

@@ -7,10 +7,7 @@ are sent back verbatim for as long as that exact reply object stays in the histo
 
 from __future__ import annotations
 
-import email.utils
 import os
-import time
-from collections.abc import Mapping
 from typing import Any, Final, final
 
 import anthropic
@@ -30,24 +27,14 @@ from hookagent.messages import AssistantMessage, ToolCall
 from hookagent.models.anthropic.convert import Block, Converter, tool_param
 from hookagent.models.anthropic.stream import StreamAssembler
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta
+from hookagent.models.retry_after import retry_after
 from hookagent.models.tool_args import parse_call
 from hookagent.usage import Usage
 
-__all__ = ["AnthropicMessagesModel", "AnthropicRateLimitError", "create"]
+__all__ = ["AnthropicMessagesModel", "create"]
 
 PROVIDER: Final = "anthropic"
 DEFAULT_MAX_TOKENS: Final = 4096
-
-
-@final
-class AnthropicRateLimitError(ModelError):
-    """HTTP 429, with the provider's `Retry-After` in seconds (None if it sent none)."""
-
-    def __init__(
-        self, message: str, *, model: str, status: int = 429, retry_after: float | None = None
-    ) -> None:
-        super().__init__(message, provider=PROVIDER, model=model, status=status)
-        self.retry_after = retry_after
 
 
 def create(
@@ -183,10 +170,13 @@ class AnthropicMessagesModel:
             status = exc.status_code
             if status == 200:  # an `error` event in the middle of a stream
                 status, text = _stream_error(exc.body, text)
-            if status == 429:
-                retry_after = _retry_after(exc.response.headers)
-                return AnthropicRateLimitError(text, model=self.model, retry_after=retry_after)
-            return ModelError(text, provider=PROVIDER, model=self.model, status=status)
+            return ModelError(
+                text,
+                provider=PROVIDER,
+                model=self.model,
+                status=status,
+                retry_after=retry_after(exc.response.headers),
+            )
         text = exc.message if isinstance(exc, anthropic.APIError) else str(exc)
         return ModelError(
             text or type(exc).__name__,
@@ -246,25 +236,3 @@ def _usage(reply: WireMessage) -> Usage:
         cached_tokens=read,
         requests=1,
     )
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
-    ms = headers.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(float(ms) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)

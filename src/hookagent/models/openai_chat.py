@@ -13,13 +13,13 @@ from __future__ import annotations
 import inspect
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Final, final
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from hookagent.errors import ConfigError, ModelError
+from hookagent.errors import ConfigError
 from hookagent.messages import (
     AssistantMessage,
     Message,
@@ -29,6 +29,7 @@ from hookagent.messages import (
     UserMessage,
 )
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta, OutputSpec, ToolSpec
+from hookagent.models.openai_errors import ProviderError, from_sdk
 from hookagent.models.openai_stream import ChunkAssembler, reasoning_of, usage_of
 from hookagent.models.openai_wire import post
 from hookagent.models.tool_args import parse_call
@@ -43,25 +44,6 @@ _CREATE_PARAMS: Final = (
     - _RESERVED
 )
 """Settings the SDK takes as keywords; any other setting goes to the server in `extra_body`."""
-
-
-class ProviderError(ModelError):
-    """A failed provider call, with the server's `Retry-After` (seconds) when it sent one."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        provider: str,
-        model: str,
-        status: int | None = None,
-        retry_after: float | None = None,
-        transient: bool | None = None,
-    ) -> None:
-        super().__init__(
-            message, provider=provider, model=model, status=status, transient=transient
-        )
-        self.retry_after = retry_after
 
 
 def create(
@@ -213,20 +195,7 @@ class OpenAIChatModel:
         return f"call_{step}_{index}"
 
     def _error(self, exc: openai.OpenAIError) -> ProviderError:
-        if isinstance(exc, openai.APIStatusError):
-            retry_after = retry_after_seconds(exc.response.headers.get("retry-after"))
-            return self._fail(provider_message(exc), exc.status_code, retry_after)
-        if isinstance(exc, openai.APITimeoutError):
-            error = self._fail(f"the request to {self._endpoint} timed out")
-            error.timed_out = True
-            return error
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            detail = f": {cause}" if cause else ""
-            error = self._fail(f"connection failed to {self._endpoint}{detail}")
-            error._transient = True  # nothing answered: trying again may reach the server
-            return error
-        return self._fail(f"{type(exc).__name__}: {exc}")
+        return from_sdk(exc, provider=self._provider, model=self._model, endpoint=self._endpoint)
 
     def _fail(
         self, message: str, status: int | None = None, retry_after: float | None = None
@@ -295,24 +264,3 @@ def _call(raw: Any, fallback_id: str) -> ToolCall:
         kind = getattr(raw, "type", None)
         return ToolCall(id=call_id, name=name, parse_error=f"unsupported tool call type {kind!r}")
     return parse_call(call_id, function.name or "", function.arguments)
-
-
-def provider_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, Mapping):
-        message = body.get("message")
-        if isinstance(message, str) and message:
-            return message
-    elif isinstance(body, str) and body.strip():
-        return body.strip()
-    return exc.message
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None  # an HTTP date: rare from these APIs, and the policy's backoff applies
-    return seconds if seconds >= 0 else None

@@ -27,7 +27,7 @@ from hookagent.models.base import (
     TextDelta,
     ToolCallDelta,
 )
-from hookagent.models.openai_chat import ProviderError, provider_message, retry_after_seconds
+from hookagent.models.openai_errors import ProviderError, from_sdk
 from hookagent.models.openai_responses_convert import (
     Converter,
     read_response,
@@ -197,19 +197,7 @@ class OpenAIResponsesModel:
         return reply
 
     def _error(self, exc: openai.OpenAIError) -> ProviderError:
-        if isinstance(exc, openai.APIStatusError):
-            retry_after = retry_after_seconds(exc.response.headers.get("retry-after"))
-            return self._fail(provider_message(exc), exc.status_code, retry_after)
-        if isinstance(exc, openai.APITimeoutError):
-            error = self._fail(f"the request to {self._endpoint} timed out")
-            error.timed_out = True
-            return error
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            detail = f": {cause}" if cause else ""
-            # nothing answered: trying again may reach the server
-            return self._fail(f"connection failed to {self._endpoint}{detail}", transient=True)
-        return self._fail(f"{type(exc).__name__}: {exc}")
+        return from_sdk(exc, provider=self._provider, model=self._model, endpoint=self._endpoint)
 
     def _fail(
         self,
