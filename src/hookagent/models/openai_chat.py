@@ -29,6 +29,7 @@ from hookagent.messages import (
     UserMessage,
 )
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta, OutputSpec, ToolSpec
+from hookagent.models.incremental import SeenPrefix
 from hookagent.models.openai_errors import ProviderError, from_sdk
 from hookagent.models.openai_stream import ChunkAssembler, reasoning_of, usage_of
 from hookagent.models.openai_wire import post
@@ -93,7 +94,7 @@ class OpenAIChatModel:
         self._provider = provider
         self._base_url = base_url
         self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
-        self._sources: list[Message] = []
+        self._seen = SeenPrefix()
         self._converted: list[dict[str, Any]] = []
         self.conversions = 0
         """How many neutral messages were converted so far (incremental conversion shows here)."""
@@ -157,17 +158,10 @@ class OpenAIChatModel:
     # -- conversion ---------------------------------------------------------------------
     def _convert(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
         """Convert only the messages appended since the last call; rebuild on a new history."""
-        sources, done = self._sources, len(self._sources)
-        if done and (
-            len(messages) < done
-            or messages[0] is not sources[0]
-            or messages[done - 1] is not sources[done - 1]
-        ):
-            sources.clear()
+        fresh, todo = self._seen.new(messages)
+        if fresh:
             self._converted.clear()
-            done = 0
-        for message in messages[done:]:
-            sources.append(message)
+        for message in todo:
             self._converted.append(_message(message))
             self.conversions += 1
         return list(self._converted)

@@ -26,6 +26,7 @@ from hookagent.messages import (
     UserMessage,
 )
 from hookagent.models.base import ModelResponse, OutputSpec, ToolSpec
+from hookagent.models.incremental import SeenPrefix
 from hookagent.models.tool_args import parse_call
 from hookagent.usage import Usage
 
@@ -39,7 +40,7 @@ class Converter:
     """Neutral messages → Responses `input` items, incrementally."""
 
     def __init__(self) -> None:
-        self.seen: list[Message] = []
+        self.seen = SeenPrefix()
         self.items: list[Item] = []
         self.conversions = 0
         """How many neutral messages were converted, over all requests (for tests)."""
@@ -50,21 +51,16 @@ class Converter:
         self.originals[id(message)] = (message, items)
 
     def convert(self, messages: Sequence[Message]) -> list[Item]:
-        done = len(self.seen)
-        if done and (
-            len(messages) < done
-            or any(a is not b for a, b in zip(self.seen, messages, strict=False))
-        ):
+        fresh, todo = self.seen.new(messages)
+        if fresh:
             self._reset(messages)
-            done = 0
-        for message in messages[done:]:
-            self.seen.append(message)
+        for message in todo:
             self.items.extend(self._items(message))
             self.conversions += 1
         return list(self.items)
 
     def _reset(self, messages: Sequence[Message]) -> None:
-        self.seen, self.items = [], []
+        self.items = []
         alive = {id(m) for m in messages}
         self.originals = {k: v for k, v in self.originals.items() if k in alive}
 

@@ -20,6 +20,7 @@ from hookagent.messages import (
     UserMessage,
 )
 from hookagent.models.base import ToolSpec
+from hookagent.models.incremental import SeenPrefix
 
 __all__ = ["Block", "Converter", "tool_param"]
 
@@ -31,7 +32,7 @@ class Converter:
     """Neutral messages → Anthropic `system` text and alternating wire messages."""
 
     def __init__(self) -> None:
-        self.seen: list[Message] = []
+        self.seen = SeenPrefix()
         self.system: list[str] = []
         self.wire: list[Block] = []
         self.converted = 0
@@ -44,18 +45,16 @@ class Converter:
         self.originals[id(message)] = (message, blocks)
 
     def convert(self, messages: Sequence[Message]) -> tuple[list[str], list[Block]]:
-        n = len(self.seen)
-        if len(messages) < n or any(a is not b for a, b in zip(self.seen, messages, strict=False)):
+        fresh, todo = self.seen.new(messages)
+        if fresh:
             self._reset(messages)
-            n = 0
-        for message in messages[n:]:
-            self.seen.append(message)
+        for message in todo:
             self.converted += 1
             self._append(message)
         return self.system, self.wire
 
     def _reset(self, messages: Sequence[Message]) -> None:
-        self.seen, self.system, self.wire = [], [], []
+        self.system, self.wire = [], []
         self.rebuilds += 1
         alive = {id(m) for m in messages}
         self.originals = {k: v for k, v in self.originals.items() if k in alive}
