@@ -7,17 +7,13 @@ the server records every request body. It listens on 127.0.0.1 on a free port, i
 from __future__ import annotations
 
 import json
-import threading
-from collections import deque
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .sse import SSE, send_sse
+from .fake_server import FakeServer
+from .sse import SSE
 
 __all__ = ["SSE", "FakeAnthropic", "error", "events", "message", "text", "tool_use"]
-
-Reply = tuple[int, "dict[str, Any] | SSE", dict[str, str]]
 
 
 def text(value: str) -> dict[str, Any]:
@@ -110,52 +106,11 @@ def error(kind: str, text: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": text}}
 
 
-class FakeAnthropic:
+class FakeAnthropic(FakeServer):
+    """Serves scripted replies to `POST /v1/messages`; `start()` it, `stop()` it after."""
+
     def __init__(self) -> None:
-        self.replies: deque[Reply] = deque()
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append(body)
-                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-                reply: Reply
-                if self.path != "/v1/messages":
-                    reply = (404, error("not_found_error", self.path), {})
-                elif fake.replies:
-                    reply = fake.replies.popleft()
-                else:
-                    reply = (500, error("api_error", "fake_anthropic: no reply scripted"), {})
-                status, payload, headers = reply
-                if isinstance(payload, SSE):
-                    send_sse(self, payload)
-                    return
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(("/v1/messages",), _error_body)
 
     def reply(
         self,
@@ -164,13 +119,9 @@ class FakeAnthropic:
         status: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        self.replies.append((status, body, dict(headers or {})))
+        self.push(body, status, headers)
 
-    def start(self) -> FakeAnthropic:
-        self.thread.start()
-        return self
 
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+def _error_body(status: int, message: str) -> dict[str, Any]:
+    """The body of an error the fake itself sends (an unknown path, no reply left)."""
+    return error("not_found_error" if status == 404 else "api_error", message)

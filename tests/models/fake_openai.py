@@ -12,24 +12,14 @@ Script it with a queue of replies; it records every request body it receives::
 from __future__ import annotations
 
 import json
-import threading
-from collections import deque
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .sse import SSE, send_sse
+from .fake_server import FakeServer, Reply
+from .sse import SSE
 
-__all__ = ["SSE", "FakeOpenAI", "Reply", "chunks", "completion", "function_call"]
+__all__ = ["SSE", "FakeOpenAI", "OpenAIServer", "Reply", "chunks", "completion", "function_call"]
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
-
-
-@dataclass
-class Reply:
-    status: int
-    body: Any
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 def function_call(call_id: str, name: str, arguments: str | dict[str, Any]) -> dict[str, Any]:
@@ -125,57 +115,11 @@ def chunks(
     return SSE(frames)
 
 
-class FakeOpenAI:
-    """Serves scripted replies on 127.0.0.1 at a free port, in a daemon thread."""
+class OpenAIServer(FakeServer):
+    """A fake OpenAI API (Chat Completions or Responses): errors in OpenAI's format."""
 
-    def __init__(self) -> None:
-        self.replies: deque[Reply] = deque()
-        self.requests: list[dict[str, Any]] = []
-        self.paths: list[str] = []
-        self.headers: list[dict[str, str]] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                fake.paths.append(self.path)
-                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if self.path not in PATHS:
-                    reply = Reply(404, {"error": {"message": f"no route {self.path}"}})
-                else:
-                    fake.requests.append(json.loads(raw or b"{}"))
-                    reply = fake.replies.popleft() if fake.replies else _unscripted()
-                if isinstance(reply.body, SSE):
-                    send_sse(self, reply.body)
-                    return
-                data = json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # keep test output quiet
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def push(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
-        self.replies.append(Reply(status, body, dict(headers or {})))
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        super().__init__(paths, _error_body, base_path="/v1")
 
     def push_error(
         self,
@@ -188,16 +132,14 @@ class FakeOpenAI:
         body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
         self.push(body, status, headers)
 
-    def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+class FakeOpenAI(OpenAIServer):
+    """Serves scripted Chat Completions replies on 127.0.0.1 at a free port, in a thread."""
+
+    def __init__(self) -> None:
+        super().__init__(PATHS)
 
 
-def _unscripted() -> Reply:
-    message = "fake server: no scripted reply left for this request"
-    return Reply(500, {"error": {"message": message, "type": "fake"}})
+def _error_body(status: int, message: str) -> dict[str, Any]:
+    """The body of an error the fake itself sends (an unknown path, no reply left)."""
+    return {"error": {"message": message, "type": "fake"}}

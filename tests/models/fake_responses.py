@@ -16,11 +16,11 @@ connection that closes after the last frame, so the client reads until the end.
 from __future__ import annotations
 
 import json
-import threading
-from collections import deque
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .fake_openai import OpenAIServer
+from .fake_server import Reply
+from .sse import SSE
 
 __all__ = [
     "FakeResponses",
@@ -33,15 +33,6 @@ __all__ = [
 ]
 
 PATHS = ("/v1/responses", "/responses")
-
-
-@dataclass
-class Reply:
-    status: int
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    events: list[dict[str, Any]] | None = None
-    """Set for a streamed reply: the events, each with its `type`."""
 
 
 def message(text: str, item_id: str = "msg_1") -> dict[str, Any]:
@@ -186,96 +177,12 @@ def events_for(body: dict[str, Any], *, final: str | None = None) -> list[dict[s
     return events
 
 
-class FakeResponses:
-    """Serves scripted replies on 127.0.0.1 at a free port, in a daemon thread."""
+class FakeResponses(OpenAIServer):
+    """Serves scripted Responses API replies on 127.0.0.1 at a free port, in a thread."""
 
     def __init__(self) -> None:
-        self.replies: deque[Reply] = deque()
-        self.requests: list[dict[str, Any]] = []
-        self.paths: list[str] = []
-        self.headers: list[dict[str, str]] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                fake.paths.append(self.path)
-                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if self.path not in PATHS:
-                    reply = Reply(404, {"error": {"message": f"no route {self.path}"}})
-                else:
-                    fake.requests.append(json.loads(raw or b"{}"))
-                    reply = fake.replies.popleft() if fake.replies else _unscripted()
-                if reply.events is not None:
-                    self._stream(reply)
-                    return
-                data = json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, reply: Reply) -> None:
-                self.close_connection = True
-                self.send_response(reply.status)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Connection", "close")
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                for event in reply.events or ():
-                    frame = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
-                    self.wfile.write(frame.encode())
-                    self.wfile.flush()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # keep test output quiet
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def push(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> None:
-        self.replies.append(Reply(status, body, dict(headers or {})))
+        super().__init__(PATHS)
 
     def push_stream(self, events: list[dict[str, Any]]) -> None:
-        self.replies.append(Reply(200, events=list(events)))
-
-    def push_error(
-        self,
-        status: int,
-        message: str,
-        *,
-        kind: str = "error",
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
-        self.push(body, status, headers)
-
-    def __enter__(self) -> FakeResponses:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-
-def _unscripted() -> Reply:
-    text = "fake server: no scripted reply left for this request"
-    return Reply(500, {"error": {"message": text, "type": "fake"}})
+        """Script a streamed reply: the events, each with its `type`, as `event: <type>` frames."""
+        self.push(SSE([(event["type"], event) for event in events], {"Cache-Control": "no-cache"}))

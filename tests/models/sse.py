@@ -1,13 +1,14 @@
-"""Server-sent events for the fake provider servers: a scripted reply that streams."""
+"""Server-sent events for the fake provider servers: a scripted reply that streams.
+
+`FakeServer` (in fake_server.py) sends one on a connection that closes after the last frame."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-__all__ = ["SSE", "send_sse"]
+__all__ = ["SSE"]
 
 
 @dataclass
@@ -23,18 +24,3 @@ class SSE:
             text = data if isinstance(data, str) else json.dumps(data)
             out.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
         return "".join(out).encode()
-
-
-def send_sse(handler: BaseHTTPRequestHandler, stream: SSE) -> None:
-    """Write the whole stream and close the connection (the client reads to the end)."""
-    data = stream.encode()
-    handler.send_response(200)
-    handler.send_header("Content-Type", "text/event-stream")
-    handler.send_header("Content-Length", str(len(data)))
-    handler.send_header("Connection", "close")
-    for key, value in stream.headers.items():
-        handler.send_header(key, value)
-    handler.end_headers()
-    handler.wfile.write(data)
-    handler.wfile.flush()
-    handler.close_connection = True
