@@ -1,0 +1,26 @@
+"""Durable storage for sessions and runs (see `base.Store`)."""
+
+from hookagent.store.base import RunRows, Store
+from hookagent.store.memory import MemoryStore
+from hookagent.store.records import (
+    CallRecord,
+    Checkpoint,
+    Flush,
+    JournalEntry,
+    QuestionRecord,
+    RunRecord,
+    SessionRecord,
+)
+
+__all__ = [
+    "CallRecord",
+    "Checkpoint",
+    "Flush",
+    "JournalEntry",
+    "MemoryStore",
+    "QuestionRecord",
+    "RunRecord",
+    "RunRows",
+    "SessionRecord",
+    "Store",
+]

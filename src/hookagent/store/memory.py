@@ -1,0 +1,206 @@
+"""`MemoryStore`: the store contract kept in dicts, for tests and for runs that need pausing
+but no persistence across processes. It is also the reference the other stores are tested
+against: the same contract tests run on all of them."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import final
+
+from hookagent.errors import StoreError
+from hookagent.store.records import (
+    CallRecord,
+    Flush,
+    JournalEntry,
+    QuestionRecord,
+    RunRecord,
+    SessionRecord,
+)
+
+__all__ = ["LoadedRun", "MemoryStore"]
+
+RUNNABLE_WAITING = "waiting"
+
+
+@final
+@dataclass(slots=True, kw_only=True)
+class LoadedRun:
+    run: RunRecord
+    messages: list[str] = field(default_factory=list[str])
+    steps: list[str] = field(default_factory=list[str])
+    decisions: list[str] = field(default_factory=list[str])
+    journal: list[JournalEntry] = field(default_factory=list[JournalEntry])
+    calls: list[CallRecord] = field(default_factory=list[CallRecord])
+
+
+@final
+class _RunData:
+    def __init__(self, record: RunRecord) -> None:
+        self.record = record
+        self.messages: dict[int, str] = {}
+        self.steps: dict[int, str] = {}
+        self.decisions: dict[int, str] = {}
+        self.journal: list[JournalEntry] = []
+        self.calls: dict[str, CallRecord] = {}
+
+
+@final
+class MemoryStore:
+    def __init__(self) -> None:
+        self._sessions: dict[str, SessionRecord] = {}
+        self._runs: dict[str, _RunData] = {}
+        self._questions: dict[str, QuestionRecord] = {}
+
+    @property
+    def url(self) -> str:
+        return "memory:"
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    # -- sessions -------------------------------------------------------------------------
+    async def create_session(self, session: SessionRecord) -> None:
+        if session.id in self._sessions:
+            raise StoreError(f"session {session.id!r} exists already (store {self.url})")
+        if session.name is not None and any(
+            s.name == session.name for s in self._sessions.values()
+        ):
+            raise StoreError(f"a session named {session.name!r} exists already ({self.url})")
+        self._sessions[session.id] = copy.copy(session)
+
+    async def session(self, key: str) -> SessionRecord | None:
+        found = self._sessions.get(key) or next(
+            (s for s in self._sessions.values() if s.name == key), None
+        )
+        return copy.copy(found) if found else None
+
+    async def sessions(self, *, limit: int = 100, offset: int = 0) -> list[SessionRecord]:
+        ordered = sorted(self._sessions.values(), key=lambda s: s.updated_at, reverse=True)
+        return [copy.copy(s) for s in ordered[offset : offset + limit]]
+
+    async def runs(self, session_id: str) -> list[RunRecord]:
+        found = [d.record for d in self._runs.values() if d.record.session_id == session_id]
+        return [copy.copy(r) for r in sorted(found, key=lambda r: r.created_at)]
+
+    # -- runs -----------------------------------------------------------------------------
+    async def create_run(self, run: RunRecord) -> None:
+        session = self._sessions.get(run.session_id)
+        if session is None:
+            raise StoreError(f"no session {run.session_id!r} for run {run.id!r} ({self.url})")
+        if run.id in self._runs:
+            raise StoreError(f"run {run.id!r} exists already ({self.url})")
+        self._runs[run.id] = _RunData(copy.copy(run))
+        session.head_run_id, session.status = run.id, run.status
+        session.updated_at = run.updated_at
+        if not session.title and run.prompt:
+            session.title = run.prompt[:80]
+
+    async def run(self, run_id: str) -> RunRecord | None:
+        data = self._runs.get(run_id)
+        return copy.copy(data.record) if data else None
+
+    async def load(self, run_id: str) -> LoadedRun | None:
+        data = self._runs.get(run_id)
+        if data is None:
+            return None
+        point = data.record.checkpoint
+        limits = (point.messages, point.steps, point.decisions) if point else (0, 0, 0)
+        return LoadedRun(
+            run=copy.copy(data.record),
+            messages=[data.messages[i] for i in range(limits[0])],
+            steps=[data.steps[i] for i in range(limits[1])],
+            decisions=[data.decisions[i] for i in range(limits[2])],
+            journal=[e for e in data.journal if point is None or e.segment >= point.segment],
+            calls=[copy.copy(c) for c in data.calls.values()],
+        )
+
+    async def flush(self, flush: Flush) -> None:
+        data = self._runs.get(flush.run_id)
+        if data is None:
+            raise StoreError(f"no run {flush.run_id!r} to write to ({self.url})")
+        data.messages.update(flush.messages)
+        data.steps.update(flush.steps)
+        data.decisions.update(flush.decisions)
+        if flush.checkpoint is not None:
+            data.record.checkpoint = flush.checkpoint
+            data.journal = [e for e in data.journal if e.segment >= flush.checkpoint.segment]
+        data.journal.extend(flush.journal)
+        for call in flush.calls:
+            data.calls[call.call_id] = copy.copy(call)
+        for question in flush.questions:
+            self._questions.setdefault(question.id, copy.copy(question))
+        data.record.status, data.record.scalars = flush.status, flush.scalars
+        data.record.updated_at = max(data.record.updated_at, flush.at)
+        session = self._sessions[data.record.session_id]
+        if session.head_run_id == flush.run_id:
+            session.status, session.updated_at = flush.status, data.record.updated_at
+
+    # -- questions ------------------------------------------------------------------------
+    async def questions(self, run_id: str, *, pending: bool = True) -> list[QuestionRecord]:
+        found = [
+            q
+            for q in self._questions.values()
+            if q.run_id == run_id and (not pending or q.answer is None)
+        ]
+        return [copy.copy(q) for q in sorted(found, key=lambda q: q.created_at)]
+
+    async def answer(self, question_id: str, answer: str, at: float) -> bool:
+        question = self._questions.get(question_id)
+        if question is None or question.answer is not None:
+            return False
+        question.answer, question.answered_at = answer, at
+        return True
+
+    async def approvals(self, session_id: str, fingerprint: str) -> list[QuestionRecord]:
+        found = [
+            q
+            for q in self._questions.values()
+            if q.session_id == session_id and q.fingerprint == fingerprint and q.answer
+        ]
+        found.sort(key=lambda q: q.answered_at or 0.0, reverse=True)
+        return [copy.copy(q) for q in found]
+
+    # -- workers --------------------------------------------------------------------------
+    async def claim(
+        self, worker: str, now: float, lease: float, run_id: str | None = None
+    ) -> RunRecord | None:
+        candidates = (
+            [self._runs[run_id]] if run_id is not None and run_id in self._runs else []
+        ) if run_id is not None else sorted(
+            self._runs.values(), key=lambda d: d.record.updated_at
+        )
+        for data in candidates:
+            record = data.record
+            if record.lease_owner not in (None, worker) and record.lease_until > now:
+                continue
+            if not self._runnable(record, now):
+                continue
+            record.lease_owner, record.lease_until = worker, now + lease
+            return replace(record)
+        return None
+
+    def _runnable(self, record: RunRecord, now: float) -> bool:
+        if record.status in ("queued", "running"):
+            return True
+        if record.status != RUNNABLE_WAITING:
+            return False
+        pending = [
+            q for q in self._questions.values() if q.run_id == record.id and q.answer is None
+        ]
+        return all(q.expires_at is not None and q.expires_at <= now for q in pending)
+
+    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
+        data = self._runs.get(run_id)
+        if data is None or data.record.lease_owner != worker:
+            return False
+        data.record.lease_until = now + lease
+        return True
+
+    async def release(self, run_id: str, worker: str) -> None:
+        data = self._runs.get(run_id)
+        if data is not None and data.record.lease_owner == worker:
+            data.record.lease_owner, data.record.lease_until = None, 0.0
