@@ -15,6 +15,9 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
 
+from hookagent.durable.codec import digest
+from hookagent.durable.journal import Durable, Suspended
+from hookagent.durable.runner import DurableRuns
 from hookagent.errors import ConfigError
 from hookagent.hooks.registry import HookRegistry
 from hookagent.hooks.watch import HookWatch
@@ -27,6 +30,7 @@ from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import Emit, RunFinished, StreamEvent
 from hookagent.kernel.view import RunView
 from hookagent.models.base import Model, ToolSpec
+from hookagent.store.base import Store
 from hookagent.tools.base import PreparesArgs, Tool
 
 if TYPE_CHECKING:
@@ -93,6 +97,7 @@ class Agent:
         settings: Mapping[str, Any] | None = None,
         budgets: Budgets | None = None,
         output: StructuredOutput[Any] | None = None,
+        store: Store | None = None,
     ) -> None:
         self.model = model
         self.tools = dict(tools)
@@ -103,6 +108,25 @@ class Agent:
         self._setup = _Setup.of(self.tools, registry, output)
         self._per_output: dict[type[Any], _Setup] = {}
         self._kernel = Kernel()
+        self.store = store
+        self._durable: DurableRuns | None = None
+
+    @property
+    def policy_version(self) -> str:
+        """A digest of the hooks and tools this agent runs with: approvals given under one
+        set of hooks do not carry over to another."""
+        hooks = sorted(f"{h.point.name}:{h.id}:{h.tier}:{h.priority}" for h in self.registry)
+        return digest(hooks, sorted(self.tools))
+
+    def _runs(self) -> DurableRuns:
+        if self.store is None:
+            raise ConfigError(
+                "this agent has no store: build it with .store(...) to keep sessions",
+                key="store",
+            )
+        if self._durable is None:
+            self._durable = DurableRuns(self.store, self.policy_version)
+        return self._durable
 
     @overload
     async def run(
@@ -113,6 +137,7 @@ class Agent:
         approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
         parent_run_id: str | None = None,
+        session: str | None = None,
     ) -> RunResult[T]: ...
     @overload
     async def run(
@@ -123,6 +148,7 @@ class Agent:
         approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
         parent_run_id: str | None = None,
+        session: str | None = None,
     ) -> RunResult[Any]: ...
     async def run(
         self,
@@ -132,18 +158,42 @@ class Agent:
         approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
         parent_run_id: str | None = None,
+        session: str | None = None,
     ) -> RunResult[Any]:
         """Run to the end and return what happened; failures are in the result, not raised.
 
         With `output_type` (a pydantic model, dataclass, TypedDict or any type pydantic
-        validates) the run must end in a valid answer of that type: `result.parsed`."""
+        validates) the run must end in a valid answer of that type: `result.parsed`. With a
+        store, the run is kept in `session` (a name; continued if it exists), and a question
+        nobody answers now pauses it: the result's status is then `waiting`."""
+        state = RunState(parent_run_id=parent_run_id, metadata=dict(metadata or {}))
         return await self._execute(
             prompt,
+            state,
             setup=self._setup_for(output_type),
             approver=approver,
-            metadata=metadata,
-            parent_run_id=parent_run_id,
             emit=None,
+            session=session,
+        )
+
+    async def resume(
+        self,
+        key: str,
+        *,
+        approver: Approver | None = None,
+        output_type: type[Any] | None = None,
+    ) -> RunResult[Any]:
+        """Take up a paused or interrupted run (by run id, or its session's id or name)
+        where its last checkpoint left it: what its current segment already did is replayed
+        from the journal, not done again."""
+        state, durable, prompt = await self._runs().reopen(key)
+        return await self._execute(
+            prompt or "",
+            state,
+            setup=self._setup_for(output_type),
+            approver=approver,
+            emit=None,
+            durable=durable,
         )
 
     def run_sync(self, prompt: str, **options: Any) -> RunResult[Any]:
@@ -163,6 +213,7 @@ class Agent:
         output_type: type[Any] | None = None,
         approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
+        session: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Yield steps, model deltas, tool calls and decisions as they happen, then
         `RunFinished`."""
@@ -170,11 +221,11 @@ class Agent:
         task = asyncio.create_task(
             self._execute(
                 prompt,
+                RunState(metadata=dict(metadata or {})),
                 setup=self._setup_for(output_type),
                 approver=approver,
-                metadata=metadata,
-                parent_run_id=None,
                 emit=queue.put_nowait,
+                session=session,
             )
         )
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
@@ -221,22 +272,25 @@ class Agent:
     async def _execute(
         self,
         prompt: str,
+        state: RunState,
         *,
         setup: _Setup,
         approver: Approver | None,
-        metadata: Mapping[str, Any] | None,
-        parent_run_id: str | None,
         emit: Emit | None,
+        session: str | None = None,
+        durable: Durable | None = None,
     ) -> RunResult:
-        state = RunState(parent_run_id=parent_run_id, metadata=dict(metadata or {}))
+        resume = durable is not None
+        if durable is None and self.store is not None:
+            durable = await self._runs().start(prompt, state, session)
         view = RunView(state, setup.specs)
         watch = HookWatch(setup.watch_tick) if setup.watch_tick is not None else None
+        hooks = Dispatcher(setup.registry, state, view, approver=approver, emit=emit, watch=watch)
+        hooks.durable = durable
         ctx = RunContext(
             state=state,
             view=view,
-            hooks=Dispatcher(
-                setup.registry, state, view, approver=approver, emit=emit, watch=watch
-            ),
+            hooks=hooks,
             model=self.model,
             tools=setup.tools,
             preparers=setup.preparers,
@@ -245,11 +299,16 @@ class Agent:
             settings=self.settings,
             budgets=self.budgets,
             emit=emit,
+            durable=durable,
+            elapsed_before=state.elapsed,
         )
         if watch is not None:
             watch.track(_current_task())  # tasks that fold hooks must be tracked
         try:
-            await self._kernel.run(ctx, prompt)
+            if durable is None:
+                await self._kernel.run(ctx, prompt)
+            else:
+                await self._run_durably(ctx, prompt, durable, resume)
         finally:
             if watch is not None:
                 await watch.close()
@@ -257,3 +316,14 @@ class Agent:
         if setup.output is not None:
             result = setup.output.finish(result)
         return result
+
+    async def _run_durably(
+        self, ctx: RunContext, prompt: str, durable: Durable, resume: bool
+    ) -> None:
+        async with self._runs().leased(durable):
+            try:
+                await self._kernel.run(ctx, prompt, resume=resume)
+            except Suspended:
+                ctx.state.status = "waiting"
+                ctx.tick()
+            await durable.close(ctx.state)

@@ -23,6 +23,7 @@ from hookagent.models.base import Model
 from hookagent.models.resolve import resolve_model
 from hookagent.policies.error_policy import ErrorPolicy
 from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
+from hookagent.store.base import Store
 from hookagent.tools.base import Tool
 from hookagent.tools.function import FunctionTool
 
@@ -63,6 +64,7 @@ class AgentBuilder:
         self._bindings: list[Callable[[Model], None]] = []
         """`bind_model` of capabilities that adapt to the model (called by `build`)."""
         self._output: StructuredOutput[Any] | None = None
+        self._store: Store | str | PathLike[str] | None = None
 
     def model(
         self, model: Model | str, *, base_url: str | None = None, api_key: str | None = None
@@ -184,6 +186,13 @@ class AgentBuilder:
             self._limits["presence"] = ToolCallPresence() if tool_call_presence else None
         return self
 
+    def store(self, store: Store | str | PathLike[str] | None = None) -> Self:
+        """Keep runs in a store: sessions, pauses for answers, resumption after a crash.
+        A `Store`, a path or `sqlite:///path`, `postgresql://…`, or None for the default
+        SQLite file `.hookagent/sessions.db` in the current folder."""
+        self._store = store if store is not None else ".hookagent/sessions.db"
+        return self
+
     def error_policy(self, policy: ErrorPolicy) -> Self:
         self._error_policy = policy
         return self
@@ -201,7 +210,15 @@ class AgentBuilder:
         registry = HookRegistry(self._policy_hooks())
         for hook in self._hooks:
             registry.add(hook)
+        store: Store | None = None
+        if isinstance(self._store, str | PathLike):
+            from hookagent.store.open import open_store
+
+            store = open_store(self._store)
+        else:
+            store = self._store
         return Agent(
+            store=store,
             output=self._output,
             model=self._model,
             tools={name: t for name, (t, _) in self._tools.items()},

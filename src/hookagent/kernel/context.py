@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, final
 
+from hookagent.durable.journal import Durable
 from hookagent.errors import ConfigError
 from hookagent.kernel.dispatch import Dispatcher
 from hookagent.kernel.state import RunState
@@ -54,6 +55,8 @@ class RunContext:
     settings: Mapping[str, Any]
     budgets: Budgets
     emit: Emit | None
+    durable: Durable | None = None
+    """Set when the run is kept in a store (see `hookagent.durable`)."""
     resumed_at: float = field(default_factory=perf_counter)
     elapsed_before: float = 0.0
 

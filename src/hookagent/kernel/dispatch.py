@@ -12,6 +12,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final, TypeVar, cast, final
 
+from hookagent.durable import folds
+from hookagent.durable.answers import settle_durably
+from hookagent.durable.journal import Durable
 from hookagent.errors import ApprovalError
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.engine import Folded, fold
@@ -43,6 +46,7 @@ class Dispatcher:
         "_registry",
         "_state",
         "_watch",
+        "durable",
         "view",
         "wants",
     )
@@ -67,17 +71,41 @@ class Dispatcher:
         self._approver = approver
         self._emit = emit
         self._watch = watch
+        self.durable: Durable | None = None
+        """Set for a run kept in a store: folds and answers are journaled."""
 
     async def fire(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
         hooks = self._by_point.get(point)
         if not hooks:
             return NO_DECISION, event
+        if self.durable is not None:
+            return await self._fire_durably(point, hooks, event, self.durable)
         folded = await fold(point, hooks, event, self._watch)
         if folded is None:
             return NO_DECISION, event
         if isinstance(folded, HookResult):  # only quiet hooks voted, routinely
             return _ROUTINE[folded.kind], event
         answer = await self._settle(point, folded) if folded.best.kind == "ask" else None
+        decision = self._record(point, folded, answer)
+        return decision, folded.event
+
+    async def _fire_durably(
+        self, point: HookPoint[E], hooks: tuple[Hook[E], ...], event: E, durable: Durable
+    ) -> tuple[Decision, E]:
+        """The fold's outcome comes from the journal when this segment already ran it;
+        otherwise the hooks run and the outcome is journaled before anything acts on it."""
+        key = durable.key(point.name, self._state.position.step, getattr(event, "call_id", None))
+        entry = durable.find(key)
+        if entry is not None:
+            folded = folds.decode(event, entry.data)
+        else:
+            folded = await fold(point, hooks, event, self._watch)
+            durable.record(key, "fold", folds.encode(point, event, folded))
+        if folded is None:
+            return NO_DECISION, event
+        if isinstance(folded, HookResult):
+            return _ROUTINE[folded.kind], event
+        answer = await self._settle(point, folded, key) if folded.best.kind == "ask" else None
         decision = self._record(point, folded, answer)
         return decision, folded.event
 
@@ -108,10 +136,11 @@ class Dispatcher:
             self._emit(DecisionMade(decision))
         return decision
 
-    async def _settle(self, point: HookPoint[E], folded: Folded[E]) -> str:
-        """Ask each question in turn; the first denial refuses the action."""
+    async def _settle(self, point: HookPoint[E], folded: Folded[E], key: str = "") -> str:
+        """Ask each question in turn; the first denial refuses the action. `key` is the
+        fold's journal key when the run is durable."""
         answers: list[str] = []
-        for hook_id, spec in folded.asks:
+        for index, (hook_id, spec) in enumerate(folded.asks):
             question = Question(
                 point=point.name,
                 hook=hook_id,
@@ -125,9 +154,19 @@ class Dispatcher:
                 timeout=spec.timeout,
                 default=spec.default,
             )
-            answer = await self._ask_hooks(question)
-            if answer is None:
-                answer = await self._ask_human(question)
+            durable = self.durable
+            if durable is None:
+                answer = await self._ask_hooks(question) or await self._ask_human(question)
+            else:
+                answer = await settle_durably(
+                    durable,
+                    question,
+                    f"{key}:q{index}",
+                    self._state,
+                    ask_hooks=self._ask_hooks,
+                    ask_human=self._ask_human,
+                    has_approver=self._approver is not None,
+                )
             if not answer.approved:
                 why = answer.reason or "no reason given"
                 folded.best = _refusal(point, f"{hook_id} asked {spec.question!r}; denied: {why}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import final
 
+from hookagent.durable import codec, errors
+from hookagent.durable.journal import Durable
 from hookagent.hooks.events import InferenceEvent, InferenceResultEvent
 from hookagent.hooks.points import AFTER_INFERENCE, BEFORE_INFERENCE
 from hookagent.kernel.context import RunContext
@@ -94,6 +96,8 @@ class Inference:
         attempt = 1
         while True:
             try:
+                if ctx.durable is not None:
+                    return await self._call_durably(ctx, request, ctx.durable)
                 if ctx.emit is not None and isinstance(ctx.model, StreamingModel):
                     return await ctx.model.stream(request, ctx.emit)
                 return await ctx.model.request(request)
@@ -102,6 +106,28 @@ class Inference:
                 if action != "retry":
                     return None
                 attempt += 1
+
+    async def _call_durably(
+        self, ctx: RunContext, request: ModelRequest, durable: Durable
+    ) -> ModelResponse:
+        """A reply (or failure) this segment already got is taken from the journal."""
+        key = durable.key("model", ctx.state.position.step, None)
+        entry = durable.find(key)
+        if entry is not None:
+            if entry.kind == "model_error":
+                raise errors.load(entry.data)
+            response: ModelResponse = codec.load("response", entry.data)
+            return response
+        try:
+            if ctx.emit is not None and isinstance(ctx.model, StreamingModel):
+                response = await ctx.model.stream(request, ctx.emit)
+            else:
+                response = await ctx.model.request(request)
+        except Exception as exc:
+            durable.record(key, "model_error", errors.dump(exc))
+            raise
+        durable.record(key, "model", codec.dump("response", response))
+        return response
 
 
 def _with_spent(response: ModelResponse, spent: Usage | None) -> ModelResponse:

@@ -34,15 +34,25 @@ class Kernel:
         self._steps = StepRunner(Inference(self._errors), ToolExecutor(self._errors))
         self._continuation = ContinuationEvaluator(StopResolver())
 
-    async def run(self, ctx: RunContext, prompt: str | None) -> None:
-        await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
+    async def run(self, ctx: RunContext, prompt: str | None, *, resume: bool = False) -> None:
+        """Run from the start, or (`resume`) from the segment a durable run's last checkpoint
+        began: the start, a turn of the loop, or the end."""
+        durable = ctx.durable
+        if not resume or (durable is not None and durable.segment == 0):
+            await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
+            resume = False
         while not ctx.ended:
+            if durable is not None and not resume:
+                await durable.checkpoint(ctx.state)
+            resume = False
             steps_before = ctx.state.step_count
             await self._safely(ctx, self._steps.run(ctx), "step")
             if ctx.state.step_count == steps_before and not ctx.ended:
                 self._steps.record_failure(ctx)  # keeps step limits counting
             if not ctx.ended:
                 await self._safely(ctx, self._continuation.decide(ctx), "should_continue")
+        if durable is not None and not resume:
+            await durable.checkpoint(ctx.state)
         await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
 
     async def _safely(self, ctx: RunContext, rung: Awaitable[None], where: str) -> None:

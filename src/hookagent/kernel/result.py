@@ -90,7 +90,8 @@ class RunResult(Generic[OutputT]):
         return cls(
             output=state.output,
             status=state.status,
-            stop_reason=state.stop_reason or "completed",
+            stop_reason=state.stop_reason
+            or ("waiting" if state.status == "waiting" else "completed"),
             stop_message=state.stop_message,
             usage=state.usage,
             steps=StepLog(state.steps),

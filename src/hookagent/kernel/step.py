@@ -52,6 +52,9 @@ class StepRunner:
                 ctx.emit(ModelReplied(index, response))
             state.add_reminder(contexts)
             tool_calls = response.message.tool_calls
+            if tool_calls and ctx.durable is not None:
+                for call in tool_calls:
+                    ctx.durable.call(call.id, index, call.name, call.args, "planned")
             if tool_calls and not ctx.ended:
                 await self._tools.run_all(ctx, tool_calls)
                 calls = len(tool_calls)

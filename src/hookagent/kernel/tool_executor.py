@@ -14,6 +14,8 @@ from time import perf_counter
 from types import MappingProxyType
 from typing import Any, final
 
+from hookagent.durable import codec
+from hookagent.durable.journal import Durable
 from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
 from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
 from hookagent.kernel.context import RunContext
@@ -84,6 +86,8 @@ class ToolExecutor:
                 result = _with_context(ToolResult.error(message), contexts)
                 self._record(ctx, call, args, proxy, result, blocked=True)
                 return
+        if ctx.durable is not None:
+            ctx.durable.call(call.id, step, call.name, args, "approved")
         started, wall = perf_counter(), time.time()
         result, attempts = await self._execute_with_hooks(ctx, call, args, contexts)
         self._record(
@@ -107,7 +111,10 @@ class ToolExecutor:
         attempt = 1
         while True:
             started = perf_counter()
-            result = await self._execute(ctx, call, args, attempt)
+            if ctx.durable is None:
+                result = await self._execute(ctx, call, args, attempt)
+            else:
+                result = await self._execute_durably(ctx, call, args, attempt, ctx.durable)
             if ctx.ended or not ctx.hooks.wants(AFTER_TOOL):
                 return _with_context(result, contexts), attempt
             after, event = await ctx.hooks.fire(
@@ -138,6 +145,72 @@ class ToolExecutor:
                 )
                 return result, attempt
             attempt += 1
+
+    async def _execute_durably(
+        self,
+        ctx: RunContext,
+        call: ToolCall,
+        args: Mapping[str, Any],
+        attempt: int,
+        durable: Durable,
+    ) -> ToolResult:
+        """Exactly once: a result this segment already got is taken from the journal; a call
+        that was started but never recorded as ended is in doubt and is not simply run again;
+        otherwise `started` is made durable before the tool runs, and its result after."""
+        state = ctx.state
+        key = durable.key("tool", state.position.step, call.id)
+        entry = durable.find(key)
+        if entry is not None:
+            recorded: ToolResult = codec.load("result", entry.data)
+            return recorded
+        if call.id in durable.doubtful:
+            durable.doubtful.discard(call.id)
+            doubt = await self._in_doubt(ctx, call, args, durable)
+            if doubt is not None:
+                durable.record(key, "tool", codec.dump("result", doubt))
+                return doubt
+        durable.call(call.id, state.position.step, call.name, args, "started")
+        await durable.barrier(state)
+        result = await self._execute(ctx, call, args, attempt)
+        data = codec.dump("result", result)
+        durable.record(key, "tool", data)
+        durable.finish_call(call.id, "failed" if result.is_error else "done", data)
+        await durable.barrier(state)
+        return result
+
+    async def _in_doubt(
+        self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], durable: Durable
+    ) -> ToolResult | None:
+        """The result to give for an in-doubt call, or None to run it again: when its tool
+        is idempotent, or a before_tool fold told about the doubt ends in an approved ask."""
+        durable.call(call.id, ctx.state.position.step, call.name, args, "in_doubt")
+        if getattr(ctx.tools[call.name], "idempotent", False):
+            return None
+        if ctx.hooks.wants(BEFORE_TOOL):
+            decision, _ = await ctx.hooks.fire(
+                BEFORE_TOOL,
+                ToolCallEvent(
+                    run=ctx.view,
+                    step=ctx.state.position.step,
+                    call_id=call.id,
+                    tool_name=call.name,
+                    args=MappingProxyType(dict(args)),
+                    in_doubt=True,
+                ),
+            )
+            if decision.outcome == "ask":
+                return None
+            if decision.outcome in ("block", "stop"):
+                if decision.outcome == "stop":
+                    ctx.state.stop_by(decision)
+                why = f"blocked by {decision.hook}: {decision.reason}"
+                return ToolResult.error(f"In doubt and not run again: {why}.")
+        return ToolResult.error(
+            f"In doubt: {call.name!r} was started before the run was interrupted and its end "
+            "was never recorded, so it may or may not have taken effect. It was not run again; "
+            "check its effect before calling it again.",
+            data={"state": "in_doubt", "call_id": call.id},
+        )
 
     async def _execute(
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int

@@ -169,9 +169,9 @@ class MemoryStore:
         self, worker: str, now: float, lease: float, run_id: str | None = None
     ) -> RunRecord | None:
         candidates = (
-            [self._runs[run_id]] if run_id is not None and run_id in self._runs else []
-        ) if run_id is not None else sorted(
-            self._runs.values(), key=lambda d: d.record.updated_at
+            ([self._runs[run_id]] if run_id is not None and run_id in self._runs else [])
+            if run_id is not None
+            else sorted(self._runs.values(), key=lambda d: d.record.updated_at)
         )
         for data in candidates:
             record = data.record

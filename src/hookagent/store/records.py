@@ -69,6 +69,8 @@ class Checkpoint:
     messages: int
     steps: int
     decisions: int
+    scalars: str = "{}"
+    """The run's scalars as they stood then (the run's `scalars` move on as it runs)."""
 
 
 @final

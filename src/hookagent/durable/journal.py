@@ -1,0 +1,218 @@
+"""`Durable`: a run's link to its store while it executes.
+
+A run is cut into **segments**: segment 0 is the start (execution_start, the prompt), then
+one per turn of the loop (a step and the decision to go on). When a segment begins, the
+state as it stands is made durable (a **checkpoint**: rows appended since the last one). Within
+a segment, every effect is journaled under a key that the same code reaches again in the same
+order: each fold's outcome, each model reply (or failure), each tool result, each answer.
+
+A resumed run loads the state at its last checkpoint and runs that segment again; each effect
+found in the journal is taken from it instead of being redone, so no hook, model call or tool
+that already ran runs twice. Journal entries are buffered and written at **barriers**: before a
+tool starts (its `started` state must be durable before the side effect), after it ends, when
+the run pauses, and at each checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import Any, final
+
+from hookagent.durable import codec
+from hookagent.kernel.state import RunState
+from hookagent.store.base import Store
+from hookagent.store.records import (
+    CallRecord,
+    CallState,
+    Checkpoint,
+    Flush,
+    JournalEntry,
+    QuestionRecord,
+    RunStatus,
+)
+
+__all__ = ["Durable", "Suspended", "scalars_of"]
+
+
+class Suspended(BaseException):
+    """Unwinds a run that paused for an answer. A BaseException, so that no `except
+    Exception` on the way (the error policy) mistakes it for a failure."""
+
+    def __init__(self, question: QuestionRecord) -> None:
+        super().__init__(question.id)
+        self.question = question
+
+
+@final
+class Durable:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        run_id: str,
+        session_id: str,
+        policy_version: str,
+        segment: int = 0,
+        replay: list[JournalEntry] | None = None,
+        calls: list[CallRecord] | None = None,
+        flushed: Checkpoint | None = None,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.session_id = session_id
+        self.policy_version = policy_version
+        self.segment = segment
+        self.recorded: dict[str, JournalEntry] = {e.key: e for e in replay or ()}
+        """Entries of the segment being replayed; empty once the run is past them."""
+        self.calls: dict[str, CallRecord] = {c.call_id: c for c in calls or ()}
+        self.doubtful: set[str] = {c.call_id for c in calls or () if c.state == "started"}
+        """Calls a stopped process had started without recording their end."""
+        self._buffer: list[JournalEntry] = []
+        self._dirty: dict[str, CallRecord] = {}
+        self._questions: list[QuestionRecord] = []
+        self._counts: dict[str, int] = {}
+        point = flushed or Checkpoint(segment=segment, messages=0, steps=0, decisions=0)
+        self._rows = (point.messages, point.steps, point.decisions)
+        """How many messages, steps and decisions the store holds already."""
+
+    # -- keys and entries ---------------------------------------------------------------
+    def key(self, what: str, step: int, call_id: str | None) -> str:
+        """The next key for `what` at this place; the same code path reaches the same keys in
+        the same order when the segment runs again."""
+        base = f"{what}:{step}:{call_id or ''}"
+        n = self._counts.get(base, 0)
+        self._counts[base] = n + 1
+        return f"{base}:{n}"
+
+    def find(self, key: str) -> JournalEntry | None:
+        return self.recorded.get(key)
+
+    def record(self, key: str, kind: str, data: str) -> None:
+        self._buffer.append(JournalEntry(segment=self.segment, key=key, kind=kind, data=data))
+
+    # -- the tool-call journal -----------------------------------------------------------
+    def call(
+        self, call_id: str, step: int, name: str, args: Mapping[str, Any], state: CallState
+    ) -> CallRecord:
+        canonical = codec.canonical(dict(args))
+        record = self.calls.get(call_id)
+        if (
+            state in ("planned", "approved")
+            and record is not None
+            and record.state not in ("planned", "approved")
+        ):
+            return record  # a resumed segment passing the call again: its state stands
+        if record is None or record.args != canonical:
+            key = codec.digest(self.run_id, call_id, canonical)
+            record = CallRecord(
+                call_id=call_id,
+                step=step,
+                name=name,
+                args=canonical,
+                idempotency_key=key,
+                state=state,
+            )
+        record.state, record.updated_at = state, time.time()
+        self.calls[call_id] = self._dirty[call_id] = record
+        return record
+
+    def finish_call(self, call_id: str, state: CallState, result: str) -> None:
+        record = self.calls[call_id]
+        record.state, record.result, record.updated_at = state, result, time.time()
+        self._dirty[call_id] = record
+
+    def ask(self, question: QuestionRecord) -> None:
+        self._questions.append(question)
+
+    # -- barriers ------------------------------------------------------------------------
+    async def barrier(self, state: RunState, status: RunStatus = "running") -> None:
+        await self.store.flush(self._flush(state, status, None))
+
+    async def begin(self, state: RunState) -> None:
+        """A new run: its initial state (a continued session's conversation) is segment 0."""
+        point = Checkpoint(
+            segment=0,
+            messages=len(state.messages),
+            steps=len(state.steps),
+            decisions=len(state.decisions),
+            scalars=scalars_of(state, 0),
+        )
+        await self.store.flush(self._flush(state, "running", point))
+
+    async def checkpoint(self, state: RunState) -> None:
+        """A segment begins: everything so far is durable; the journal starts afresh."""
+        self.segment += 1
+        self._counts.clear()
+        self.recorded = {}
+        point = Checkpoint(
+            segment=self.segment,
+            messages=len(state.messages),
+            steps=len(state.steps),
+            decisions=len(state.decisions),
+            scalars=scalars_of(state, self.segment),
+        )
+        await self.store.flush(self._flush(state, "running", point))
+
+    async def close(self, state: RunState) -> None:
+        """The run ended (or paused): write what is left, with its final status."""
+        status: RunStatus = state.status if state.status != "running" else "running"
+        await self.store.flush(self._flush(state, status, None))
+
+    def _flush(self, state: RunState, status: RunStatus, point: Checkpoint | None) -> Flush:
+        messages, steps, decisions = self._rows
+        flush = Flush(
+            run_id=self.run_id,
+            status=status,
+            scalars=scalars_of(state, self.segment),
+            at=time.time(),
+            messages=[
+                (i, codec.dump("message", m))
+                for i, m in enumerate(state.messages[messages:], messages)
+            ],
+            steps=[(i, codec.dump("step", state.steps[i])) for i in range(steps, len(state.steps))],
+            decisions=[
+                (i, codec.dump("decision", d))
+                for i, d in enumerate(state.decisions[decisions:], decisions)
+            ],
+            journal=self._buffer,
+            calls=list(self._dirty.values()),
+            checkpoint=point,
+            questions=self._questions,
+        )
+        self._rows = (len(state.messages), len(state.steps), len(state.decisions))
+        self._buffer, self._dirty, self._questions = [], {}, []
+        return flush
+
+
+def scalars_of(state: RunState, segment: int) -> str:
+    """The small part of the state, as JSON: rewritten at every flush."""
+    position = state.position
+    return json.dumps(
+        {
+            "parent_run_id": state.parent_run_id,
+            "session_id": state.session_id,
+            "usage": {
+                "input_tokens": state.usage.input_tokens,
+                "output_tokens": state.usage.output_tokens,
+                "cached_tokens": state.usage.cached_tokens,
+                "requests": state.usage.requests,
+            },
+            "metadata": state.metadata,
+            "output": state.output,
+            "stop_reason": state.stop_reason,
+            "stop_message": state.stop_message,
+            "error": state.error,
+            "started_at": state.started_at,
+            "elapsed": state.elapsed,
+            "position": {
+                "phase": position.phase,
+                "step": position.step,
+                "call_id": position.call_id,
+            },
+            "stop_block_streak": state.stop_block_streak,
+            "segment": segment,
+        },
+        default=repr,
+    )
