@@ -79,6 +79,11 @@ class Store(Protocol):
         """Everything needed to resume the run."""
         ...
 
+    async def rows(self, run_id: str) -> RunRows | None:
+        """Everything stored for the run, past its checkpoint too (to show it, not to resume
+        it); the journal is left out."""
+        ...
+
     async def flush(self, flush: Flush) -> None:
         """Append rows, journal entries, questions and call states, update the run's status
         and scalars (and its session's), all in one transaction. Rows already present (same

@@ -118,6 +118,18 @@ class MemoryStore:
             calls=[copy.copy(c) for c in data.calls.values()],
         )
 
+    async def rows(self, run_id: str) -> LoadedRun | None:
+        data = self._runs.get(run_id)
+        if data is None:
+            return None
+        return LoadedRun(
+            run=copy.copy(data.record),
+            messages=[data.messages[i] for i in sorted(data.messages)],
+            steps=[data.steps[i] for i in sorted(data.steps)],
+            decisions=[data.decisions[i] for i in sorted(data.decisions)],
+            calls=[copy.copy(c) for c in data.calls.values()],
+        )
+
     async def flush(self, flush: Flush) -> None:
         data = self._runs.get(flush.run_id)
         if data is None:

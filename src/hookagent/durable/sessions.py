@@ -1,0 +1,159 @@
+"""Sessions as people handle them: list, inspect, answer a waiting run's questions, fork.
+
+These work on a store alone, with no agent: `hookagent sessions`, `approve` and `deny` use
+them, and so can a web handler that receives an approval hours after the question.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, final
+
+from hookagent.durable import codec
+from hookagent.durable.answers import Scope, answer_json
+from hookagent.errors import StoreError
+from hookagent.store.base import Store
+from hookagent.store.records import (
+    Checkpoint,
+    Flush,
+    QuestionRecord,
+    RunRecord,
+    SessionRecord,
+)
+
+__all__ = ["SessionDetail", "answer", "find_run", "fork", "inspect"]
+
+
+@final
+@dataclass(slots=True, kw_only=True)
+class SessionDetail:
+    session: SessionRecord
+    runs: list[RunRecord]
+    messages: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    """The newest run's conversation as far as it is stored."""
+    steps: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    decisions: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    pending: list[QuestionRecord] = field(default_factory=list[QuestionRecord])
+    scalars: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+async def find_run(store: Store, key: str) -> RunRecord:
+    """A run by id, or the newest run of a session (by id or name)."""
+    run = await store.run(key)
+    if run is not None:
+        return run
+    session = await store.session(key)
+    if session is None:
+        raise StoreError(f"no session or run {key!r} in {store.url}")
+    if session.head_run_id is None:
+        raise StoreError(f"session {key!r} has no run yet ({store.url})")
+    run = await store.run(session.head_run_id)
+    if run is None:
+        raise StoreError(f"session {key!r} names a missing run ({store.url})")
+    return run
+
+
+async def inspect(store: Store, key: str) -> SessionDetail:
+    """A session (or the session of a run) with its newest run's rows and open questions."""
+    session = await store.session(key)
+    if session is None:
+        run = await store.run(key)
+        session = await store.session(run.session_id) if run is not None else None
+    if session is None:
+        raise StoreError(f"no session or run {key!r} in {store.url}")
+    detail = SessionDetail(session=session, runs=await store.runs(session.id))
+    if session.head_run_id is None:
+        return detail
+    rows = await store.rows(session.head_run_id)
+    if rows is not None:
+        detail.messages = [json.loads(m) for m in rows.messages]
+        detail.steps = [json.loads(s) for s in rows.steps]
+        detail.decisions = [json.loads(d) for d in rows.decisions]
+        detail.scalars = json.loads(rows.run.scalars)
+    detail.pending = await store.questions(session.head_run_id)
+    return detail
+
+
+async def answer(
+    store: Store,
+    key: str,
+    *,
+    approved: bool,
+    call_id: str | None = None,
+    scope: Scope = "once",
+    reason: str | None = None,
+    ttl: float | None = None,
+    by: str = "cli",
+) -> list[QuestionRecord]:
+    """Answer the open questions of a run (or of a session's newest run), or only the one
+    about `call_id`. A `StoreError` if there is nothing to answer."""
+    if scope not in ("once", "run", "session"):
+        raise StoreError(f"scope must be once, run or session, not {scope!r}")
+    run = await find_run(store, key)
+    questions = await store.questions(run.id)
+    if call_id is not None:
+        questions = [q for q in questions if json.loads(q.data).get("call_id") == call_id]
+    if not questions:
+        about = f" about call {call_id}" if call_id else ""
+        raise StoreError(f"run {run.id} has no open question{about} ({run.status})")
+    text = answer_json(approved, reason=reason, by=by, scope=scope, ttl=ttl)
+    now = time.time()
+    answered: list[QuestionRecord] = []
+    for question in questions:
+        if await store.answer(question.id, text, now):
+            question.answer, question.answered_at = text, now
+            answered.append(question)
+    return answered
+
+
+async def fork(store: Store, key: str, name: str | None = None) -> SessionRecord:
+    """A new session that starts with the conversation of `key`'s newest run; the original
+    is left as it is."""
+    detail = await inspect(store, key)
+    source = detail.session
+    if detail.runs and detail.runs[-1].status in ("running", "waiting", "queued"):
+        raise StoreError(
+            f"session {source.name or source.id} has a run that is not finished; "
+            "fork it once that run has ended"
+        )
+    now = time.time()
+    session = SessionRecord(
+        id=uuid.uuid4().hex[:12],
+        name=name,
+        created_at=now,
+        updated_at=now,
+        forked_from=source.id,
+        title=source.title,
+    )
+    await store.create_session(session)
+    run_id = uuid.uuid4().hex
+    scalars = json.dumps({"session_id": session.id, "forked_from": source.head_run_id})
+    await store.create_run(
+        RunRecord(
+            id=run_id,
+            session_id=session.id,
+            status="completed",
+            created_at=now,
+            updated_at=now,
+            scalars=scalars,
+        )
+    )
+    messages = [codec.canonical(m) for m in detail.messages]
+    await store.flush(
+        Flush(
+            run_id=run_id,
+            status="completed",
+            scalars=scalars,
+            at=now,
+            messages=list(enumerate(messages)),
+            checkpoint=Checkpoint(
+                segment=0, messages=len(messages), steps=0, decisions=0, scalars=scalars
+            ),
+        )
+    )
+    found = await store.session(session.id)
+    assert found is not None
+    return found
