@@ -182,11 +182,13 @@ class Agent:
         *,
         approver: Approver | None = None,
         output_type: type[Any] | None = None,
+        worker: str | None = None,
     ) -> RunResult[Any]:
         """Take up a paused or interrupted run (by run id, or its session's id or name)
         where its last checkpoint left it: what its current segment already did is replayed
-        from the journal, not done again."""
-        state, durable, prompt = await self._runs().reopen(key)
+        from the journal, not done again. `worker` names who holds the run's lease (a
+        worker that claimed the run passes its own name)."""
+        state, durable, prompt = await self._runs().reopen(key, worker=worker)
         return await self._execute(
             prompt or "",
             state,

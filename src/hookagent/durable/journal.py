@@ -58,8 +58,11 @@ class Durable:
         replay: list[JournalEntry] | None = None,
         calls: list[CallRecord] | None = None,
         flushed: Checkpoint | None = None,
+        worker: str = "",
     ) -> None:
         self.store = store
+        self.worker = worker
+        """Who holds the run's lease while it executes."""
         self.run_id = run_id
         self.session_id = session_id
         self.policy_version = policy_version

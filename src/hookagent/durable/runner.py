@@ -27,8 +27,9 @@ from hookagent.store.records import Checkpoint, RunRecord, SessionRecord
 
 __all__ = ["DurableRuns", "worker_name"]
 
-LEASE: float = 60.0
-"""Seconds a run's lease lasts; it is renewed every third of that while the run executes."""
+LEASE: float = float(os.environ.get("HOOKAGENT_LEASE_SECONDS", "60"))
+"""Seconds a run's lease lasts; it is renewed every third of that while the run executes.
+A run whose worker died can be taken over once its lease has run out."""
 
 
 def worker_name() -> str:
@@ -94,13 +95,17 @@ class DurableRuns:
             run_id=state.run_id,
             session_id=session.id,
             policy_version=self.policy_version,
+            worker=self.worker,
         )
         await durable.begin(state)
         return durable
 
-    async def reopen(self, key: str) -> tuple[RunState, Durable, str | None]:
-        """The run `key` (a run id, or a session whose newest run it is), claimed for this
-        worker, its state at its last checkpoint, and its prompt."""
+    async def reopen(
+        self, key: str, *, worker: str | None = None
+    ) -> tuple[RunState, Durable, str | None]:
+        """The run `key` (a run id, or a session whose newest run it is), claimed for
+        `worker` (this process by default), its state at its last checkpoint, and its
+        prompt."""
         await self._open()
         run = await self.store.run(key)
         if run is None:
@@ -112,7 +117,8 @@ class DurableRuns:
                 raise StoreError(f"session {key!r} names a run that is missing ({self.store.url})")
         if run.status in ("completed", "failed", "stopped"):
             raise StoreError(f"run {run.id} has ended ({run.status}); nothing to resume")
-        claimed = await self.store.claim(self.worker, time.time(), LEASE, run_id=run.id)
+        owner = worker or self.worker
+        claimed = await self.store.claim(owner, time.time(), LEASE, run_id=run.id)
         if claimed is None:
             raise StoreError(_why_not(run, time.time()))
         rows = await self.store.load(run.id)
@@ -129,6 +135,7 @@ class DurableRuns:
             replay=list(rows.journal),
             calls=list(rows.calls),
             flushed=point,
+            worker=owner,
         )
         return state, durable, run.prompt
 
@@ -139,7 +146,7 @@ class DurableRuns:
         async def renew() -> None:
             while True:
                 await asyncio.sleep(LEASE / 3)
-                await self.store.renew(durable.run_id, self.worker, time.time(), LEASE)
+                await self.store.renew(durable.run_id, durable.worker, time.time(), LEASE)
 
         task = asyncio.create_task(renew())
         try:
@@ -148,7 +155,7 @@ class DurableRuns:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await self.store.release(durable.run_id, self.worker)
+            await self.store.release(durable.run_id, durable.worker)
 
 
 def _final_messages(rows: RunRows) -> list[Message]:
