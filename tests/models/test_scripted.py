@@ -58,3 +58,19 @@ def test_model_names_resolve_scripted_files(tmp_path: Path) -> None:
     assert agent.run_sync("go").output == "hi"
     with pytest.raises(h.ConfigError, match="provider:model"):
         h.AgentBuilder().model("justaname")
+
+
+async def test_by_history_answers_with_the_turn_the_conversation_has_reached() -> None:
+    from hookagent.messages import AssistantMessage, UserMessage
+    from hookagent.models.base import ModelRequest
+    from hookagent.testing import ScriptedModel
+
+    model = ScriptedModel(["first", "second", "third"], by_history=True)
+    history = [
+        UserMessage(content="a"),
+        AssistantMessage(content="first"),
+        UserMessage(content="b"),
+    ]
+    reply = await model.request(ModelRequest(messages=history))
+    assert reply.message.content == "second"  # a fresh model object, mid-conversation
+    assert (await model.request(ModelRequest(messages=history))).message.content == "second"

@@ -146,16 +146,21 @@ def _count_turns(count: int) -> str:
 class ScriptedModel:
     """Plays `turns` in order: ModelResponse objects, or dicts `{"text", "tool_calls"}`."""
 
-    def __init__(self, turns: Sequence[Any], *, source: str = "script") -> None:
+    def __init__(
+        self, turns: Sequence[Any], *, source: str = "script", by_history: bool = False
+    ) -> None:
         if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
             raise ConfigError("a script must be a list of turns", file=source)
         self._turns = [_parse_turn(raw, number, source) for number, raw in enumerate(turns, 1)]
         self._source = source
         self._next = 0
+        self.by_history = by_history
+        """Answer with turn k when the history holds k assistant replies, instead of in call
+        order: a script then serves a whole session, across processes that resume it."""
         self.calls: list[RecordedCall] = []
 
     @classmethod
-    def from_file(cls, path: str | Path) -> ScriptedModel:
+    def from_file(cls, path: str | Path, *, by_history: bool = False) -> ScriptedModel:
         file = Path(path)
         try:
             text = file.read_text(encoding="utf-8")
@@ -167,7 +172,7 @@ class ScriptedModel:
             raise ConfigError(
                 f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", file=str(file)
             ) from exc
-        return cls(data, source=str(file))
+        return cls(data, source=str(file), by_history=by_history)
 
     @property
     def name(self) -> str:
@@ -188,6 +193,8 @@ class ScriptedModel:
                 last_message=getattr(last, "content", None),
             )
         )
+        if self.by_history:
+            self._next = sum(1 for m in messages if isinstance(m, AssistantMessage))
         if self._next >= len(self._turns):
             raise ModelError(
                 f"the script has {_count_turns(len(self._turns))} and call "
