@@ -176,6 +176,18 @@ class Agent:
             session=session,
         )
 
+    async def submit(
+        self,
+        prompt: str,
+        *,
+        session: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Write a run down as `queued` for a worker to claim and execute; its id."""
+        state = RunState(metadata=dict(metadata or {}))
+        await self._runs().start(prompt, state, session, queued=True)
+        return state.run_id
+
     async def resume(
         self,
         key: str,

@@ -109,3 +109,16 @@ async def test_sessions_are_listed_newest_first() -> None:
     for name in ("a", "b", "c"):
         await build(store, reply("ok")).run("hi", session=name)
     assert [s.name for s in await store.sessions()] == ["c", "b", "a"]
+
+
+async def test_a_submitted_run_waits_queued_until_someone_resumes_it() -> None:
+    store = MemoryStore()
+    agent = build(store, reply("Queued and done."))
+    run_id = await agent.submit("later", session="q")
+    record = await store.run(run_id)
+    assert record is not None and (record.status, record.lease_owner) == ("queued", None)
+    claimed = await store.claim("w1", 0.0, 30.0)
+    assert claimed is not None and claimed.id == run_id
+    result = await agent.resume(run_id, worker="w1")
+    assert (result.status, result.output) == ("completed", "Queued and done.")
+    assert [m.content for m in result.state.messages] == ["later", "Queued and done."]

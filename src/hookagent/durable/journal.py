@@ -133,7 +133,7 @@ class Durable:
     async def barrier(self, state: RunState, status: RunStatus = "running") -> None:
         await self.store.flush(self._flush(state, status, None))
 
-    async def begin(self, state: RunState) -> None:
+    async def begin(self, state: RunState, status: RunStatus = "running") -> None:
         """A new run: its initial state (a continued session's conversation) is segment 0."""
         point = Checkpoint(
             segment=0,
@@ -142,7 +142,7 @@ class Durable:
             decisions=len(state.decisions),
             scalars=scalars_of(state, 0),
         )
-        await self.store.flush(self._flush(state, "running", point))
+        await self.store.flush(self._flush(state, status, point))
 
     async def checkpoint(self, state: RunState) -> None:
         """A segment begins: everything so far is durable; the journal starts afresh."""

@@ -54,9 +54,12 @@ class DurableRuns:
         prompt: str,
         state: RunState,
         session_key: str | None,
+        *,
+        queued: bool = False,
     ) -> Durable:
         """A new run in the session named `session_key` (created if it does not exist; a
-        new session with a generated name if None), continuing its conversation."""
+        new session with a generated name if None), continuing its conversation. A `queued`
+        run is only written down, for a worker to claim."""
         await self._open()
         now = time.time()
         session = await self.store.session(session_key) if session_key else None
@@ -79,14 +82,14 @@ class DurableRuns:
             RunRecord(
                 id=state.run_id,
                 session_id=session.id,
-                status="running",
+                status="queued" if queued else "running",
                 created_at=now,
                 updated_at=now,
                 parent_run_id=state.parent_run_id,
                 prompt=prompt,
                 scalars=scalars_of(state, 0),
-                lease_owner=self.worker,
-                lease_until=now + LEASE,
+                lease_owner=None if queued else self.worker,
+                lease_until=0.0 if queued else now + LEASE,
                 policy_version=self.policy_version,
             )
         )
@@ -97,7 +100,7 @@ class DurableRuns:
             policy_version=self.policy_version,
             worker=self.worker,
         )
-        await durable.begin(state)
+        await durable.begin(state, "queued" if queued else "running")
         return durable
 
     async def reopen(
