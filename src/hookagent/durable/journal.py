@@ -170,6 +170,7 @@ class Durable:
             status=status,
             scalars=scalars_of(state, self.segment),
             at=time.time(),
+            worker=self.worker or None,
             messages=[
                 (i, codec.dump("message", m))
                 for i, m in enumerate(state.messages[messages:], messages)

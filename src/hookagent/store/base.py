@@ -27,13 +27,21 @@ __all__ = ["RunRows", "Store"]
 class RunRows(Protocol):
     """A run's durable state, as rows (JSON text) up to its checkpoint."""
 
-    run: RunRecord
-    messages: Sequence[str]
-    steps: Sequence[str]
-    decisions: Sequence[str]
-    journal: Sequence[JournalEntry]
-    """Entries of the segment the checkpoint began, in the order they were written."""
-    calls: Sequence[CallRecord]
+    @property
+    def run(self) -> RunRecord: ...
+    @property
+    def messages(self) -> Sequence[str]: ...
+    @property
+    def steps(self) -> Sequence[str]: ...
+    @property
+    def decisions(self) -> Sequence[str]: ...
+    @property
+    def journal(self) -> Sequence[JournalEntry]:
+        """Entries of the segment the checkpoint began, in the order they were written."""
+        ...
+
+    @property
+    def calls(self) -> Sequence[CallRecord]: ...
 
 
 @runtime_checkable
@@ -87,7 +95,11 @@ class Store(Protocol):
     async def flush(self, flush: Flush) -> None:
         """Append rows, journal entries, questions and call states, update the run's status
         and scalars (and its session's), all in one transaction. Rows already present (same
-        run and index) are replaced, so a flush may be retried."""
+        run and index, or same journal key) are replaced, so a flush may be retried.
+
+        Fencing: a flush that names a `worker` is refused with a `StoreError` when another
+        worker holds the run's lease (the writer's lease ran out and the run was taken over),
+        and nothing is written."""
         ...
 
     # -- questions ------------------------------------------------------------------------

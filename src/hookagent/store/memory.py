@@ -109,11 +109,19 @@ class MemoryStore:
             return None
         point = data.record.checkpoint
         limits = (point.messages, point.steps, point.decisions) if point else (0, 0, 0)
+        try:
+            messages = [data.messages[i] for i in range(limits[0])]
+            steps = [data.steps[i] for i in range(limits[1])]
+            decisions = [data.decisions[i] for i in range(limits[2])]
+        except KeyError as exc:
+            raise StoreError(
+                f"run {run_id} lacks row {exc} its checkpoint counts ({self.url})"
+            ) from exc
         return LoadedRun(
             run=copy.copy(data.record),
-            messages=[data.messages[i] for i in range(limits[0])],
-            steps=[data.steps[i] for i in range(limits[1])],
-            decisions=[data.decisions[i] for i in range(limits[2])],
+            messages=messages,
+            steps=steps,
+            decisions=decisions,
             journal=[e for e in data.journal if point is None or e.segment >= point.segment],
             calls=[copy.copy(c) for c in data.calls.values()],
         )
@@ -134,13 +142,23 @@ class MemoryStore:
         data = self._runs.get(flush.run_id)
         if data is None:
             raise StoreError(f"no run {flush.run_id!r} to write to ({self.url})")
+        owner = data.record.lease_owner
+        if flush.worker is not None and owner is not None and owner != flush.worker:
+            raise StoreError(lease_lost(flush.run_id, flush.worker, owner, self.url))
         data.messages.update(flush.messages)
         data.steps.update(flush.steps)
         data.decisions.update(flush.decisions)
         if flush.checkpoint is not None:
             data.record.checkpoint = flush.checkpoint
             data.journal = [e for e in data.journal if e.segment >= flush.checkpoint.segment]
-        data.journal.extend(flush.journal)
+        keys = {(e.segment, e.key): i for i, e in enumerate(data.journal)}
+        for entry in flush.journal:
+            at = keys.get((entry.segment, entry.key))
+            if at is None:
+                keys[entry.segment, entry.key] = len(data.journal)
+                data.journal.append(entry)
+            else:
+                data.journal[at] = entry
         for call in flush.calls:
             data.calls[call.call_id] = copy.copy(call)
         for question in flush.questions:
@@ -216,3 +234,10 @@ class MemoryStore:
         data = self._runs.get(run_id)
         if data is not None and data.record.lease_owner == worker:
             data.record.lease_owner, data.record.lease_until = None, 0.0
+
+
+def lease_lost(run_id: str, worker: str, owner: str, where: str) -> str:
+    return (
+        f"run {run_id}: {worker} no longer holds the lease ({owner} took the run over); "
+        f"nothing was written ({where})"
+    )

@@ -134,6 +134,8 @@ class Flush:
     scalars: str
     at: float
     """When (epoch seconds): the run's and its session's `updated_at`."""
+    worker: str | None = None
+    """Who writes: the flush is refused if another worker holds the run's lease."""
     messages: list[tuple[int, str]] = field(default_factory=list[tuple[int, str]])
     """(index, JSON) of messages appended since the last flush."""
     steps: list[tuple[int, str]] = field(default_factory=list[tuple[int, str]])

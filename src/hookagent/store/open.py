@@ -1,0 +1,103 @@
+"""`open_store`: a store from a URL or a path, as settings and the command line give it."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from pathlib import Path
+
+from hookagent.errors import ConfigError
+from hookagent.store.base import Store
+
+__all__ = ["DEFAULT_PATH", "open_store"]
+
+DEFAULT_PATH = Path(".hookagent") / "sessions.db"
+"""Where a project's sessions live unless told otherwise (relative to the project)."""
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+):")
+"""A URL's scheme: two characters at least, so that `C:\\x.db` stays a (Windows) path."""
+_PASSWORD = re.compile(r"^([^:/]+://[^:@/]*:)[^@/]*@")
+
+
+def open_store(
+    url: str | os.PathLike[str] | None = None, *, project_dir: str | os.PathLike[str] = "."
+) -> Store:
+    """The store `url` names, not yet opened (`await store.open()` connects to it).
+
+    - None: the SQLite file `<project_dir>/.hookagent/sessions.db`;
+    - a path, or `sqlite:///path` (`sqlite:////abs/path` for an absolute one, as in
+      SQLAlchemy): a SQLite file; a relative path is taken from `project_dir`;
+    - `memory:`: a `MemoryStore`, gone with the process;
+    - `postgresql://…` or `postgres://…`: a `PostgresStore` (`pip install 'hookagent[postgres]'`).
+
+    Anything else is a `ConfigError` naming the URL."""
+    if url is None:
+        return _sqlite(Path(project_dir) / DEFAULT_PATH)
+    if not isinstance(url, str):
+        return _sqlite(_anchored(Path(url), project_dir))
+    match = _SCHEME.match(url)
+    if match is None:
+        if not url.strip():
+            raise ConfigError("the store URL is empty", key="store", value=url)
+        return _sqlite(_anchored(Path(url), project_dir))
+    scheme = match.group(1).lower()
+    if url == "memory:":
+        from hookagent.store.memory import MemoryStore
+
+        return _checked(MemoryStore(), url)
+    if scheme == "sqlite":
+        prefix = "sqlite:///"
+        path = url[len(prefix) :] if url.startswith(prefix) else ""
+        if not path:
+            raise ConfigError(
+                f"a SQLite store URL is sqlite:///relative/path or sqlite:////absolute/path, "
+                f"not {url!r}",
+                key="store",
+                value=url,
+            )
+        return _sqlite(_anchored(Path(path), project_dir))
+    if scheme in ("postgresql", "postgres"):
+        return _postgres(url)
+    raise ConfigError(
+        f"unknown store URL {_hide_password(url)!r}: use a path, sqlite:///path, memory: or "
+        "postgresql://…",
+        key="store",
+        value=_hide_password(url),
+    )
+
+
+def _anchored(path: Path, project_dir: str | os.PathLike[str]) -> Path:
+    path = path.expanduser()
+    return path if path.is_absolute() else Path(project_dir) / path
+
+
+def _sqlite(path: Path) -> Store:
+    from hookagent.store.sqlite import SQLiteStore
+
+    return SQLiteStore(path)
+
+
+def _postgres(url: str) -> Store:
+    try:
+        module = importlib.import_module("hookagent.store.postgres")
+    except ImportError as exc:
+        raise ConfigError(
+            f"a PostgreSQL store ({_hide_password(url)}) needs the postgres extra: "
+            f"pip install 'hookagent[postgres]' ({exc})",
+            key="store",
+            value=_hide_password(url),
+        ) from exc
+    return _checked(module.PostgresStore(url), url)
+
+
+def _checked(store: object, url: str) -> Store:
+    # Checked rather than cast: mypy does not take `MemoryStore` for a `Store` while
+    # `RunRows` declares settable `Sequence` attributes (its `LoadedRun` has lists).
+    if not isinstance(store, Store):
+        raise ConfigError(f"{type(store).__name__} is not a Store", key="store", value=url)
+    return store
+
+
+def _hide_password(url: str) -> str:
+    return _PASSWORD.sub(r"\1***@", url)
