@@ -80,11 +80,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         CREATE TABLE journal (
             run_id TEXT NOT NULL REFERENCES runs (id),
             segment INTEGER NOT NULL,
-            seq INTEGER NOT NULL,
             key TEXT NOT NULL,
             kind TEXT NOT NULL,
             data TEXT NOT NULL,
-            PRIMARY KEY (run_id, segment, seq),
             UNIQUE (run_id, segment, key)
         )
         """,
