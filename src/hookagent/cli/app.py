@@ -1,35 +1,44 @@
-"""The `hookagent` command: `run` a prompt against a model, or watch the `demo`.
+"""The `hookagent` command: `run` a prompt against a model, or watch the `demo`; keep runs
+in a store (`run --session`) and handle them later: `sessions`, `approve`, `deny`, `resume`,
+`worker` (see `sessions_cmd`).
 
-Exit codes: 0 when a run completed or was stopped (a stop is a decision, not a failure),
-1 when it failed, 2 for misuse (a bad model name, script file or plugin), reported as
-`error: <message>` with no traceback.
+Exit codes:
+
+- 0: the run completed, or was stopped (a stop is a decision, not a failure); a command that
+  is not a run (`sessions`, `approve`, `worker`…) did what it was asked;
+- 1: the run failed;
+- 2: misuse or a store problem (a bad model name, script file or plugin; an unknown session
+  or run; nothing to answer; a run that cannot be resumed), reported as `error: <message>`
+  on stderr, with no traceback;
+- 3: the run is waiting: a hook asked a question nobody has answered yet. It is kept in the
+  store; `hookagent approve` or `deny` it, then `hookagent resume` it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Annotated, Any, Final, final
+from dataclasses import replace
+from typing import Annotated, Final
 
 import typer
 from rich.console import Console
 
-from hookagent.builder import AgentBuilder
-from hookagent.cli.plugins import apply_plugins
-from hookagent.errors import ConfigError
+from hookagent.cli.agent_spec import RunOptions, build_agent
+from hookagent.errors import ConfigError, StoreError
 from hookagent.kernel.result import RunResult
 from hookagent.models.base import Model
-from hookagent.models.resolve import resolve_model
 from hookagent.models.scripted import ScriptedModel
 
-__all__ = ["app", "main"]
+__all__ = ["RunOptions", "app", "main"]
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_CONFIG: Final = 2
+EXIT_WAITING: Final = 3
 
 app = typer.Typer(
     name="hookagent",
@@ -38,28 +47,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-
-
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunOptions:
-    """What `hookagent run` was asked to do, apart from how typer parsed it."""
-
-    prompt: str
-    model: str
-    json: bool = False
-    system: str | None = None
-    max_steps: int | None = None
-    max_tokens: int | None = None
-    max_seconds: float | None = None
-    max_cost: float | None = None
-    plugins: tuple[str, ...] = ()
-    settings: tuple[str, ...] = ()
-    discover_settings: bool = False
-    root: str | None = None
-    allow_bash: bool = False
-    read_only: bool = False
-    base_url: str | None = None
 
 
 @app.command()
@@ -138,6 +125,24 @@ def run(
             "Repeatable.",
         ),
     ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="NAME",
+            help="Keep the run in this session of the store (continued if it exists): a "
+            "question nobody answers pauses it (exit 3) until it is approved or denied.",
+        ),
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            metavar="URL",
+            help="The store of sessions: a path, sqlite:///path or postgresql://… "
+            "(default: .hookagent/sessions.db). Implies a session.",
+        ),
+    ] = None,
 ) -> None:
     """Run PROMPT and show each step, tool call and hook decision as it happens."""
     options = RunOptions(
@@ -156,6 +161,8 @@ def run(
         base_url=base_url,
         allow_bash=allow_bash,
         read_only=read_only,
+        session=session,
+        store=store,
     )
     raise typer.Exit(_guarded(lambda: execute(options)))
 
@@ -167,6 +174,15 @@ def _hooks_app() -> typer.Typer:
 
 
 app.add_typer(_hooks_app(), name="hooks")
+
+
+def _sessions_commands() -> None:
+    from hookagent.cli.sessions_cmd import register
+
+    register(app)
+
+
+_sessions_commands()
 
 
 @app.command()
@@ -182,28 +198,11 @@ def demo() -> None:
 
 def execute(options: RunOptions) -> int:
     """Build the agent `options` describe, run it, report; the exit code."""
-    model = resolve_model(options.model, base_url=options.base_url)
-    builder = AgentBuilder().model(model)
-    if options.system is not None:
-        builder.system_prompt(options.system)
-    _install_tools(builder, options)
-    if options.settings or options.discover_settings:
-        builder.with_settings(*options.settings, discover=options.discover_settings)
-    apply_plugins(builder, options.plugins)
-    # After the plugins, so a flag given on the command line has the last word.
-    limits: dict[str, Any] = {
-        key: value
-        for key, value in (
-            ("max_steps", options.max_steps),
-            ("max_tokens", options.max_tokens),
-            ("max_seconds", options.max_seconds),
-            ("max_cost", options.max_cost),
-        )
-        if value is not None
-    }
-    if limits:
-        builder.limits(**limits)
-    agent = builder.build()
+    if options.durable:
+        from hookagent.cli.sessions_cmd import run_in_session
+
+        return run_in_session(replace(options, cwd=options.cwd or os.getcwd()))
+    agent, model = build_agent(options)
     if options.json:
         result = agent.run_sync(options.prompt)
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
@@ -215,21 +214,9 @@ def execute(options: RunOptions) -> int:
     return exit_code(result)
 
 
-def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
-    """The built-in capabilities the flags ask for; each is loaded only when asked for."""
-    if options.root is not None:
-        from hookagent.capabilities.files import FileTools
-        from hookagent.capabilities.planning import TaskPlanning
-
-        builder.with_(FileTools(options.root, read_only=options.read_only))
-        builder.with_(TaskPlanning())
-    if options.allow_bash:
-        from hookagent.capabilities.bash import Bash
-
-        builder.with_(Bash(options.root or "."))
-
-
 def exit_code(result: RunResult) -> int:
+    if result.status == "waiting":
+        return EXIT_WAITING
     return EXIT_OK if result.status in ("completed", "stopped") else EXIT_FAILED
 
 
@@ -241,7 +228,7 @@ def main() -> None:
 def _guarded(action: Callable[[], int]) -> int:
     try:
         code = action()
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:
         typer.echo(f"error: {exc}", err=True)
         return EXIT_CONFIG
     return code

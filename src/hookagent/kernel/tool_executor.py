@@ -170,8 +170,7 @@ class ToolExecutor:
                 durable.record(key, "tool", codec.dump("result", doubt))
                 return doubt
         durable.call(call.id, state.position.step, call.name, args, "started")
-        if not getattr(ctx.tools[call.name], "idempotent", False):
-            await durable.barrier(state)  # a crash from here on leaves the call in doubt
+        await durable.barrier(state)  # a crash from here on leaves the call in doubt
         result = await self._execute(ctx, call, args, attempt)
         data = codec.dump("result", result)
         durable.record(key, "tool", data)
