@@ -195,6 +195,7 @@ def scalars_of(state: RunState, segment: int) -> str:
     position = state.position
     return json.dumps(
         {
+            "status": state.status,
             "parent_run_id": state.parent_run_id,
             "session_id": state.session_id,
             "usage": {

@@ -15,7 +15,9 @@ def restore(rows: RunRows) -> RunState:
     point = rows.run.checkpoint
     scalars = json.loads(point.scalars if point is not None else rows.run.scalars)
     scalars.pop("segment", None)
-    body = json.dumps({**scalars, "run_id": rows.run.id, "status": "running"})
+    if scalars.get("stop_reason") is None:
+        scalars["status"] = "running"  # a paused run, running again
+    body = json.dumps({**scalars, "run_id": rows.run.id})
     text = (
         f'{body[:-1]},"messages":[{",".join(rows.messages)}],'
         f'"steps":[{",".join(rows.steps)}],"decisions":[{",".join(rows.decisions)}]}}'

@@ -25,15 +25,25 @@ from hookagent.messages import Message
 from hookagent.store.base import RunRows, Store
 from hookagent.store.records import Checkpoint, RunRecord, SessionRecord
 
-__all__ = ["DurableRuns", "worker_name"]
+__all__ = ["DurableRuns", "lease_seconds", "worker_name"]
 
-LEASE: float = float(os.environ.get("HOOKAGENT_LEASE_SECONDS", "60"))
-"""Seconds a run's lease lasts; it is renewed every third of that while the run executes.
-A run whose worker died can be taken over once its lease has run out."""
+LEASE: float = 60.0
+"""The default lease, in seconds."""
+
+
+def lease_seconds() -> float:
+    """Seconds a run's lease lasts (`HOOKAGENT_LEASE_SECONDS`, default 60); it is renewed
+    every third of that while the run executes. A run whose worker died can be taken over
+    once its lease has run out."""
+    return float(os.environ.get("HOOKAGENT_LEASE_SECONDS") or LEASE)
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    """`HOOKAGENT_WORKER` if set (a restarted worker under the same name takes its runs
+    back at once), else host, process and a random part."""
+    return os.environ.get("HOOKAGENT_WORKER") or (
+        f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    )
 
 
 @final
@@ -89,7 +99,7 @@ class DurableRuns:
                 prompt=prompt,
                 scalars=scalars_of(state, 0),
                 lease_owner=None if queued else self.worker,
-                lease_until=0.0 if queued else now + LEASE,
+                lease_until=0.0 if queued else now + lease_seconds(),
                 policy_version=self.policy_version,
             )
         )
@@ -121,7 +131,7 @@ class DurableRuns:
         if run.status in ("completed", "failed", "stopped"):
             raise StoreError(f"run {run.id} has ended ({run.status}); nothing to resume")
         owner = worker or self.worker
-        claimed = await self.store.claim(owner, time.time(), LEASE, run_id=run.id)
+        claimed = await self.store.claim(owner, time.time(), lease_seconds(), run_id=run.id)
         if claimed is None:
             raise StoreError(_why_not(run, time.time()))
         rows = await self.store.load(run.id)
@@ -148,8 +158,9 @@ class DurableRuns:
 
         async def renew() -> None:
             while True:
-                await asyncio.sleep(LEASE / 3)
-                await self.store.renew(durable.run_id, durable.worker, time.time(), LEASE)
+                lease = lease_seconds()
+                await asyncio.sleep(lease / 3)
+                await self.store.renew(durable.run_id, durable.worker, time.time(), lease)
 
         task = asyncio.create_task(renew())
         try:
