@@ -98,6 +98,39 @@ def flushes_in_a_whole_run(tmp_path: Path) -> int:
     return int(counter.read_text())
 
 
+def kill_and_resume(folder: Path, kill_at: int, when: str) -> tuple[dict[str, Any], list[str]]:
+    """Kill a run around its `kill_at`-th write, resume it in another process; the
+    session's final status, the calls reported in doubt, and the lines in the file."""
+    db, log, report = folder / "s.db", folder / "log", folder / "result.json"
+
+    async def first() -> None:
+        SQLiteStore.flush = killing_at(kill_at, when)  # type: ignore[method-assign]
+        await agent(db, log).run("go", session="s")
+
+    async def resume() -> None:
+        try:
+            await agent(db, log).resume("s")
+        except h.StoreError as exc:  # killed after its last write: nothing to resume
+            assert "has ended" in str(exc), exc
+        store = SQLiteStore(db)
+        await store.open()
+        detail = await sessions.inspect(store, "s")
+        await store.close()
+        doubts = [
+            e["call_id"]
+            for step in detail.steps
+            for e in step["executions"]
+            if (e["result"].get("data") or {}).get("state") == "in_doubt"
+        ]
+        report.write_text(json.dumps({"status": detail.session.status, "doubts": doubts}))
+
+    status = in_child(first)
+    assert status == -signal.SIGKILL, f"{kill_at}/{when}: the run was not killed ({status})"
+    assert in_child(resume) == 0, f"{kill_at}/{when}: resume failed"
+    lines = log.read_text().split() if log.exists() else []
+    return json.loads(report.read_text()), lines
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_sigkill_before_or_after_any_store_write_loses_nothing_and_repeats_nothing(
     tmp_path: Path,
@@ -109,35 +142,8 @@ def test_sigkill_before_or_after_any_store_write_loses_nothing_and_repeats_nothi
     for kill_at, when in points:
         folder = tmp_path / f"{kill_at}-{when}"
         folder.mkdir()
-        db, log, report = folder / "s.db", folder / "log", folder / "result.json"
-
-        async def first() -> None:
-            SQLiteStore.flush = killing_at(kill_at, when)  # type: ignore[method-assign]
-            await agent(db, log).run("go", session="s")
-
-        async def resume() -> None:
-            try:
-                await agent(db, log).resume("s")
-            except h.StoreError as exc:  # killed after its last write: nothing to resume
-                assert "has ended" in str(exc), exc
-            store = SQLiteStore(db)
-            await store.open()
-            detail = await sessions.inspect(store, "s")
-            await store.close()
-            doubts = [
-                e["call_id"]
-                for step in detail.steps
-                for e in step["executions"]
-                if (e["result"].get("data") or {}) == {"state": "in_doubt", "call_id": e["call_id"]}
-            ]
-            report.write_text(json.dumps({"status": detail.session.status, "doubts": doubts}))
-
-        status = in_child(first)
-        assert status == -signal.SIGKILL, f"{kill_at}/{when}: the run was not killed ({status})"
-        assert in_child(resume) == 0, f"{kill_at}/{when}: resume failed"
-        outcome = json.loads(report.read_text())
+        outcome, lines = kill_and_resume(folder, kill_at, when)
         assert outcome["status"] == "completed", (kill_at, when, outcome)
-        lines = log.read_text().split() if log.exists() else []
         for i in range(CALLS):
             seen = lines.count(f"L{i}")
             if f"c{i}" in outcome["doubts"]:
