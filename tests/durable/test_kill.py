@@ -120,7 +120,7 @@ def kill_and_resume(folder: Path, kill_at: int, when: str) -> tuple[dict[str, An
             e["call_id"]
             for step in detail.steps
             for e in step["executions"]
-            if (e["result"].get("data") or {}).get("state") == "in_doubt"
+            if isinstance(data := e["result"].get("data"), dict) and data.get("state") == "in_doubt"
         ]
         report.write_text(json.dumps({"status": detail.session.status, "doubts": doubts}))
 
