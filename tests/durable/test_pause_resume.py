@@ -52,12 +52,13 @@ def agent(
     )
 
 
-def script() -> ScriptedModel:
+def script(*, by_history: bool = False) -> ScriptedModel:
     return ScriptedModel(
         [
             turn("Deploying.", {"name": "deploy", "args": {"env": "prod"}, "id": "c1"}),
             reply("Done."),
-        ]
+        ],
+        by_history=by_history,
     )
 
 
@@ -107,3 +108,29 @@ async def test_resuming_before_an_answer_is_refused_clearly() -> None:
     first = await agent(store, script(), counter, effects).run("ship it")
     with pytest.raises(h.StoreError, match="waiting for an answer"):
         await agent(store, script(), counter, effects).resume(first.run_id)
+
+
+async def test_two_workers_racing_for_an_answered_run_one_proceeds(tmp_path: Any) -> None:
+    import asyncio
+
+    from hookagent.store.sqlite import SQLiteStore
+
+    path = tmp_path / "s.db"
+    counter, effects = Counter(), []
+    first = await agent(SQLiteStore(path), script(), counter, effects).run("go", session="r")
+    store = SQLiteStore(path)
+    await store.open()
+    [question] = await store.questions(first.run_id)
+    await store.answer(question.id, answer_json(True), 0.0)
+    racers = [
+        agent(SQLiteStore(path), script(by_history=True), Counter(), effects) for _ in range(2)
+    ]
+    outcomes = await asyncio.gather(
+        *(a.resume("r", worker=f"w{i}") for i, a in enumerate(racers)), return_exceptions=True
+    )
+    done = [o for o in outcomes if isinstance(o, h.RunResult)]
+    refused = [o for o in outcomes if isinstance(o, h.StoreError)]
+    assert len(done) == 1 and len(refused) == 1, outcomes
+    assert done[0].status == "completed" and effects == ["prod"]
+    assert "is being run by" in str(refused[0])
+    await store.close()
