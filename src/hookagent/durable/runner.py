@@ -133,7 +133,8 @@ class DurableRuns:
         owner = worker or self.worker
         claimed = await self.store.claim(owner, time.time(), lease_seconds(), run_id=run.id)
         if claimed is None:
-            raise StoreError(_why_not(run, time.time()))
+            now = await self.store.run(run.id) or run  # as it stands after the lost claim
+            raise StoreError(_why_not(now, time.time()))
         rows = await self.store.load(run.id)
         if rows is None:
             raise StoreError(f"run {run.id} vanished from {self.store.url}")
@@ -178,6 +179,8 @@ def _final_messages(rows: RunRows) -> list[Message]:
 
 
 def _why_not(run: RunRecord, now: float) -> str:
+    if run.status in ("completed", "failed", "stopped"):
+        return f"run {run.id} has ended ({run.status}); nothing to resume"
     if run.lease_owner is not None and run.lease_until > now:
         return (
             f"run {run.id} is being run by {run.lease_owner} (lease for another "
