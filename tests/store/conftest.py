@@ -1,13 +1,15 @@
 """The `store` fixture: every store implementation, opened, for the contract tests.
 
-A store joins the contract by one line in `FACTORIES` (and one `param` if it needs a
-server). PostgreSQL runs only when `HOOKAGENT_TEST_POSTGRES_URL` names a database the tests
-may fill; `open_store` finds `PostgresStore` once it exists, and each test needs a store that
-starts empty (a fresh database or schema per test: the PostgresStore author's to settle)."""
+A store joins the contract by one line in `FACTORIES` and one `param` (one that needs a
+server gets its own branch in `store`, as PostgreSQL has). PostgreSQL runs against
+`HOOKAGENT_TEST_POSTGRES_URL` if set (a database the tests may fill), else against a
+throwaway server `pg_server` starts once per test session, and is skipped, with the reason
+at the end of the report, when there is none. Each PostgreSQL test gets an empty schema of
+its own (`pg_server.fresh_schema`)."""
 
 from __future__ import annotations
 
-import os
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -17,34 +19,53 @@ from hookagent.store import MemoryStore, Store
 from hookagent.store.open import open_store
 from hookagent.store.sqlite import SQLiteStore
 
-POSTGRES_URL = os.environ.get("HOOKAGENT_TEST_POSTGRES_URL", "")
+from . import pg_server
 
 FACTORIES: dict[str, Callable[[Path], object]] = {
     "memory": lambda tmp_path: MemoryStore(),
     "sqlite": lambda tmp_path: SQLiteStore(tmp_path / "sessions.db"),
-    "postgres": lambda tmp_path: open_store(POSTGRES_URL),
 }
 
 STORE_PARAMS = [
     pytest.param("memory"),
     pytest.param("sqlite"),
-    pytest.param(
-        "postgres",
-        marks=pytest.mark.skipif(
-            not POSTGRES_URL,
-            reason="set HOOKAGENT_TEST_POSTGRES_URL to a PostgreSQL database to run the "
-            "store contract against PostgresStore",
-        ),
-    ),
+    pytest.param("postgres", marks=pytest.mark.postgres),
 ]
 
 
 @pytest.fixture(params=STORE_PARAMS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    made = FACTORIES[request.param](tmp_path)
-    assert isinstance(made, Store)
-    await made.open()
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        if request.param == "postgres":
+            server = request.getfixturevalue("postgres_server")
+            made: object = open_store(
+                await stack.enter_async_context(pg_server.fresh_schema(server))
+            )
+        else:
+            made = FACTORIES[request.param](tmp_path)
+        assert isinstance(made, Store)
+        await made.open()
+        stack.push_async_callback(made.close)
         yield made
-    finally:
-        await made.close()
+
+
+# -- PostgreSQL ---------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The URL of the tests' PostgreSQL server (started on first use), or a skip saying why
+    there is none."""
+    url = pg_server.ensure_postgres()
+    if url is None:
+        pytest.skip(f"no PostgreSQL for the store tests: {pg_server.reason()}")
+    return url
+
+
+@pytest.fixture
+async def postgres_url(postgres_server: str) -> AsyncIterator[str]:
+    """A URL of the tests' PostgreSQL server whose `search_path` is a new, empty schema."""
+    async with pg_server.fresh_schema(postgres_server) as url:
+        yield url
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    terminalreporter.write_line(f"PostgreSQL store tests: {pg_server.describe()}")

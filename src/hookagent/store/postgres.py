@@ -1,0 +1,402 @@
+"""`PostgresStore`: the store in a PostgreSQL database, for many workers on many machines.
+
+It talks to the server through an asyncpg pool. Every public method is one statement or one
+transaction: `flush` locks its run's row (`SELECT … FOR UPDATE`) before it writes, and `claim`
+takes a run with `FOR UPDATE SKIP LOCKED`, so exactly one of several racing workers gets it.
+The tables live in the first schema of the connection's `search_path` (`public` unless the
+URL says otherwise, as in `postgresql://host/db?search_path=team_a`), so several stores can
+share a database. Needs the `postgres` extra (`pip install 'hookagent[postgres]'`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar, final
+
+import asyncpg
+
+from hookagent.errors import StoreError
+from hookagent.store.memory import lease_lost
+from hookagent.store.migrations.postgres import LATEST, MIGRATIONS
+from hookagent.store.postgres_sql import (
+    CALL_FIELDS,
+    QUESTION_FIELDS,
+    SESSION_FIELDS,
+    SQL,
+    Connection,
+    Row,
+    checkpoint_json,
+    hide_password,
+    run_record,
+    run_values,
+    secrets,
+    values,
+)
+from hookagent.store.records import (
+    CallRecord,
+    Flush,
+    JournalEntry,
+    QuestionRecord,
+    RunRecord,
+    SessionRecord,
+)
+
+__all__ = ["PostgresRows", "PostgresStore"]
+
+T = TypeVar("T")
+
+_FAULTS: Final = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,  # refused, reset, unreachable; TimeoutError too
+)
+_TABLES: Final = (
+    "sessions",
+    "runs",
+    "messages",
+    "steps",
+    "decisions",
+    "journal",
+    "tool_calls",
+    "questions",
+)
+"""The store's tables: a schema holding one of them but no `schema_version` is another
+program's."""
+
+
+@final
+@dataclass(slots=True, kw_only=True)
+class PostgresRows:
+    """A run's rows as `PostgresStore.load` and `PostgresStore.rows` return them."""
+
+    run: RunRecord
+    messages: Sequence[str] = field(default_factory=list[str])
+    steps: Sequence[str] = field(default_factory=list[str])
+    decisions: Sequence[str] = field(default_factory=list[str])
+    journal: Sequence[JournalEntry] = field(default_factory=list[JournalEntry])
+    calls: Sequence[CallRecord] = field(default_factory=list[CallRecord])
+
+
+@final
+class PostgresStore:
+    """The store in a PostgreSQL database; `open` connects and creates or migrates the
+    tables."""
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 4) -> None:
+        self._dsn = url
+        self._url = hide_password(url)
+        self._secrets = secrets(url)
+        self._sizes = (min_size, max_size)
+        self._pool: Any = None
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self._url!r})"
+
+    # -- opening and closing --------------------------------------------------------------
+    async def open(self) -> None:
+        if self._closed:
+            raise StoreError(f"{self._url}: the store was closed; open a new one")
+        if self._pool is not None:
+            return
+        min_size, max_size = self._sizes
+        try:
+            pool = await asyncpg.create_pool(self._dsn, min_size=min_size, max_size=max_size)
+        except (*_FAULTS, ValueError) as exc:
+            raise StoreError(f"{self._url}: cannot connect: {self._text(exc)}") from exc
+        try:
+            async with pool.acquire() as conn:
+                await self._migrate(conn)
+        except BaseException:
+            pool.terminate()
+            raise
+        self._pool = pool
+
+    async def close(self) -> None:
+        pool, self._pool, self._closed = self._pool, None, True
+        if pool is None:
+            return
+        try:
+            await pool.close()
+        except _FAULTS as exc:
+            pool.terminate()
+            raise self._fault("closing", exc) from exc
+
+    async def _migrate(self, conn: Connection) -> None:
+        """Apply the missing migrations, each in its own transaction under an advisory lock
+        (workers opening the store together wait for each other), then check that the store
+        can be written. A newer store is refused before anything is written."""
+        op = "reading the schema version"
+        try:
+            version = await self._version(conn)
+            for target in range(version + 1, LATEST + 1):
+                op = f"migrating the schema to version {target}"
+                async with conn.transaction():
+                    await conn.execute(SQL.LOCK)
+                    if await self._version(conn) >= target:
+                        continue  # another worker got there first
+                    for statement in MIGRATIONS[target - 1]:
+                        await conn.execute(statement)
+                    await conn.execute(SQL.RECORD_VERSION, target, time.time())
+            op = "checking that the store can be written"
+            await conn.execute(SQL.WRITABLE)
+        except _FAULTS as exc:
+            raise self._fault(op, exc) from exc
+
+    async def _version(self, conn: Connection) -> int:
+        """The schema's version (0 for none); a `StoreError` if the schema holds another
+        program's tables of the same names, or a newer hookagent's store."""
+        if not await conn.fetchval(SQL.HAS_VERSIONS):
+            found: list[str] = list(await conn.fetchval(SQL.FOUND_TABLES, list(_TABLES)))
+            if found:
+                raise StoreError(
+                    f"{self._url}: not a hookagent store (it has tables {', '.join(found)} but "
+                    "no schema_version table); nothing was changed"
+                )
+            return 0
+        version = int(await conn.fetchval(SQL.VERSION))
+        if version > LATEST:
+            raise StoreError(
+                f"{self._url}: written by a newer hookagent (schema version {version}; this "
+                f"hookagent knows versions up to {LATEST}); upgrade hookagent to open it. "
+                "Nothing was changed"
+            )
+        return version
+
+    # -- one statement or one transaction -------------------------------------------------
+    async def _do(
+        self,
+        op: str,
+        fn: Callable[[Connection], Awaitable[T]],
+        *,
+        transaction: bool = True,
+        readonly: bool = False,
+    ) -> T:
+        """`fn` on a pooled connection: in a transaction (a read-only one sees one snapshot),
+        or, for a single statement, without one."""
+        async with self._connection(op) as conn:
+            if not transaction:
+                return await fn(conn)
+            isolation = "repeatable_read" if readonly else None
+            async with conn.transaction(isolation=isolation, readonly=readonly):
+                return await fn(conn)
+
+    @asynccontextmanager
+    async def _connection(self, op: str) -> AsyncIterator[Connection]:
+        pool = self._pool
+        if pool is None:
+            state = "was closed" if self._closed else "is not open (call open() first)"
+            raise StoreError(f"{self._url}: cannot {op}: the store {state}")
+        try:
+            async with pool.acquire() as conn:
+                yield conn
+        except _FAULTS as exc:
+            raise self._fault(op, exc) from exc
+
+    def _fault(self, op: str, exc: BaseException) -> StoreError:
+        return StoreError(f"{self._url}: {op} failed: {self._text(exc)}")
+
+    def _text(self, exc: BaseException) -> str:
+        text = str(exc) or type(exc).__name__
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    # -- sessions -------------------------------------------------------------------------
+    async def create_session(self, session: SessionRecord) -> None:
+        async def insert(conn: Connection) -> None:
+            try:
+                await conn.execute(SQL.INSERT_SESSION, *values(session, SESSION_FIELDS))
+            except asyncpg.UniqueViolationError as exc:
+                if exc.constraint_name == "sessions_pkey":
+                    raise StoreError(
+                        f"session {session.id!r} exists already (store {self._url})"
+                    ) from exc
+                raise StoreError(
+                    f"a session named {session.name!r} exists already ({self._url})"
+                ) from exc
+
+        await self._do("create a session", insert, transaction=False)
+
+    async def session(self, key: str) -> SessionRecord | None:
+        row = await self._fetchrow("read a session", SQL.SESSION, key)
+        return None if row is None else SessionRecord(**dict(row))
+
+    async def sessions(self, *, limit: int = 100, offset: int = 0) -> list[SessionRecord]:
+        rows = await self._fetch("list sessions", SQL.SESSIONS, limit, offset)
+        return [SessionRecord(**dict(row)) for row in rows]
+
+    async def runs(self, session_id: str) -> list[RunRecord]:
+        return [
+            run_record(row, self._url)
+            for row in await self._fetch("list runs", SQL.RUNS, session_id)
+        ]
+
+    # -- runs -----------------------------------------------------------------------------
+    async def create_run(self, run: RunRecord) -> None:
+        async def insert(conn: Connection) -> None:
+            found = await conn.fetchrow(SQL.LOCK_SESSION, run.session_id)
+            if found is None:
+                raise StoreError(f"no session {run.session_id!r} for run {run.id!r} ({self._url})")
+            if await conn.execute(SQL.INSERT_RUN, *run_values(run)) == "INSERT 0 0":
+                raise StoreError(f"run {run.id!r} exists already ({self._url})")
+            title = found[0] if found[0] or not run.prompt else run.prompt[:80]
+            await conn.execute(SQL.HEAD, run.id, run.status, run.updated_at, title, run.session_id)
+
+        await self._do("create a run", insert)
+
+    async def run(self, run_id: str) -> RunRecord | None:
+        row = await self._fetchrow("read a run", SQL.RUN, run_id)
+        return None if row is None else run_record(row, self._url)
+
+    async def load(self, run_id: str) -> PostgresRows | None:
+        async def select(conn: Connection) -> PostgresRows | None:
+            row = await conn.fetchrow(SQL.RUN, run_id)
+            if row is None:
+                return None
+            run = run_record(row, self._url)
+            point = run.checkpoint
+            journal = await conn.fetch(SQL.JOURNAL, run_id, point.segment if point else 0)
+            return PostgresRows(
+                run=run,
+                messages=await self._rows(conn, "messages", run_id, point.messages if point else 0),
+                steps=await self._rows(conn, "steps", run_id, point.steps if point else 0),
+                decisions=await self._rows(
+                    conn, "decisions", run_id, point.decisions if point else 0
+                ),
+                journal=[
+                    JournalEntry(segment=segment, key=key, kind=kind, data=data)
+                    for segment, key, kind, data in journal
+                ],
+                calls=[CallRecord(**dict(r)) for r in await conn.fetch(SQL.CALLS, run_id)],
+            )
+
+        return await self._do("load a run", select, readonly=True)
+
+    async def rows(self, run_id: str) -> PostgresRows | None:
+        async def select(conn: Connection) -> PostgresRows | None:
+            row = await conn.fetchrow(SQL.RUN, run_id)
+            if row is None:
+                return None
+            every = {
+                table: [r[0] for r in await conn.fetch(SQL.ALL_ROWS.format(table=table), run_id)]
+                for table in ("messages", "steps", "decisions")
+            }
+            return PostgresRows(
+                run=run_record(row, self._url),
+                messages=every["messages"],
+                steps=every["steps"],
+                decisions=every["decisions"],
+                calls=[CallRecord(**dict(r)) for r in await conn.fetch(SQL.CALLS, run_id)],
+            )
+
+        return await self._do("read a run's rows", select, readonly=True)
+
+    async def _rows(self, conn: Connection, table: str, run_id: str, count: int) -> list[str]:
+        if count <= 0:
+            return []
+        rows = [row[0] for row in await conn.fetch(SQL.ROWS.format(table=table), run_id, count)]
+        if len(rows) != count:
+            raise StoreError(
+                f"{self._url}: run {run_id!r} is missing {table}: its checkpoint counts "
+                f"{count}, the store holds {len(rows)}"
+            )
+        return rows
+
+    async def flush(self, flush: Flush) -> None:
+        await self._do("flush a run", lambda conn: self._flush(conn, flush))
+
+    async def _flush(self, conn: Connection, flush: Flush) -> None:
+        run_id = flush.run_id
+        found = await conn.fetchrow(SQL.LOCK_RUN, run_id)
+        if found is None:
+            raise StoreError(f"no run {run_id!r} to write to ({self._url})")
+        owner = found[0]
+        if flush.worker is not None and owner is not None and owner != flush.worker:
+            raise StoreError(lease_lost(run_id, flush.worker, owner, self._url))
+        for table, rows in (
+            ("messages", flush.messages),
+            ("steps", flush.steps),
+            ("decisions", flush.decisions),
+        ):
+            if rows:
+                await conn.executemany(
+                    SQL.UPSERT_ROW.format(table=table), [(run_id, i, data) for i, data in rows]
+                )
+        if flush.journal:
+            await conn.executemany(
+                SQL.UPSERT_JOURNAL,
+                [(run_id, e.segment, e.key, e.kind, e.data) for e in flush.journal],
+            )
+        point = flush.checkpoint
+        if point is not None:
+            await conn.execute(SQL.DROP_JOURNAL, run_id, point.segment)
+        if flush.calls:
+            await conn.executemany(
+                SQL.UPSERT_CALL, [(run_id, *values(call, CALL_FIELDS)) for call in flush.calls]
+            )
+        if flush.questions:
+            await conn.executemany(
+                SQL.INSERT_QUESTION, [values(q, QUESTION_FIELDS) for q in flush.questions]
+            )
+        await conn.execute(
+            SQL.UPDATE_RUN,
+            run_id,
+            flush.status,
+            flush.scalars,
+            flush.at,
+            None if point is None else checkpoint_json(point),
+        )
+
+    # -- questions ------------------------------------------------------------------------
+    async def questions(self, run_id: str, *, pending: bool = True) -> list[QuestionRecord]:
+        rows = await self._fetch("list questions", SQL.QUESTIONS, run_id, pending)
+        return [QuestionRecord(**dict(row)) for row in rows]
+
+    async def answer(self, question_id: str, answer: str, at: float) -> bool:
+        status = await self._execute("answer a question", SQL.ANSWER, question_id, answer, at)
+        return status == "UPDATE 1"
+
+    async def approvals(self, session_id: str, fingerprint: str) -> list[QuestionRecord]:
+        rows = await self._fetch("list approvals", SQL.APPROVALS, session_id, fingerprint)
+        return [QuestionRecord(**dict(row)) for row in rows]
+
+    # -- workers --------------------------------------------------------------------------
+    async def claim(
+        self, worker: str, now: float, lease: float, run_id: str | None = None
+    ) -> RunRecord | None:
+        if run_id is None:
+            row = await self._fetchrow("claim a run", SQL.CLAIM, worker, now, now + lease)
+        else:
+            row = await self._fetchrow(
+                "claim a run", SQL.CLAIM_ONE, worker, now, now + lease, run_id
+            )
+        return None if row is None else run_record(row, self._url)
+
+    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
+        status = await self._execute("renew a lease", SQL.RENEW, run_id, worker, now + lease)
+        return status == "UPDATE 1"
+
+    async def release(self, run_id: str, worker: str) -> None:
+        await self._execute("release a lease", SQL.RELEASE, run_id, worker)
+
+    # -- single statements ----------------------------------------------------------------
+    async def _fetch(self, op: str, query: str, *args: object) -> list[Row]:
+        async with self._connection(op) as conn:
+            return await conn.fetch(query, *args)
+
+    async def _fetchrow(self, op: str, query: str, *args: object) -> Row | None:
+        async with self._connection(op) as conn:
+            return await conn.fetchrow(query, *args)
+
+    async def _execute(self, op: str, query: str, *args: object) -> str:
+        async with self._connection(op) as conn:
+            return await conn.execute(query, *args)

@@ -1,0 +1,270 @@
+"""What `PostgresStore` says to the server: its statements (its schema is in
+`migrations.postgres`), the part of asyncpg it uses, records as statement parameters, and
+the URL as it may be shown.
+
+Columns are named as the fields of the records they hold, so a row becomes a record by name.
+Tables without a natural order keep insertion order with `seq`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import asdict, fields
+from typing import Any, Final, Protocol, final
+from urllib.parse import unquote, urlsplit
+
+from hookagent.errors import StoreError
+from hookagent.store.records import Checkpoint, RunRecord
+
+__all__ = [
+    "CALL_FIELDS",
+    "QUESTION_FIELDS",
+    "RUN_FIELDS",
+    "SESSION_FIELDS",
+    "SQL",
+    "Connection",
+    "Row",
+    "checkpoint_json",
+    "hide_password",
+    "run_record",
+    "run_values",
+    "secrets",
+    "values",
+]
+
+SESSION_COLUMNS: Final = "id, name, created_at, updated_at, head_run_id, forked_from, status, title"
+RUN_COLUMNS: Final = (
+    "id, session_id, status, created_at, updated_at, parent_run_id, prompt, scalars, "
+    "checkpoint, lease_owner, lease_until, policy_version"
+)
+CALL_COLUMNS: Final = "call_id, step, name, args, idempotency_key, state, result, updated_at"
+QUESTION_COLUMNS: Final = (
+    "id, run_id, session_id, key, data, fingerprint, created_at, expires_at, answer, answered_at"
+)
+
+SESSION_FIELDS: Final = tuple(SESSION_COLUMNS.split(", "))
+RUN_FIELDS: Final = tuple(RUN_COLUMNS.split(", "))
+CALL_FIELDS: Final = tuple(CALL_COLUMNS.split(", "))
+QUESTION_FIELDS: Final = tuple(QUESTION_COLUMNS.split(", "))
+"""The columns, named as the records' fields they hold."""
+
+_RUNNABLE: Final = (
+    "status IN ('queued', 'running', 'waiting') "
+    "AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until <= $2) "
+    "AND (status <> 'waiting' OR NOT EXISTS ("
+    " SELECT 1 FROM questions q WHERE q.run_id = runs.id AND q.answer IS NULL"
+    " AND (q.expires_at IS NULL OR q.expires_at > $2)))"
+)
+"""A run `claim` may take: $1 is the worker, $2 the time."""
+_CHECKPOINT_FIELDS: Final = frozenset(f.name for f in fields(Checkpoint))
+_PASSWORD_IN_NETLOC: Final = re.compile(r"^([^:/]+://[^:@/]*:)[^/]*@")
+"""Up to the last `@` of the host part: a password with an `@` in it is hidden whole."""
+_PASSWORD_IN_QUERY: Final = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+
+
+@final
+class SQL:
+    # -- opening --------------------------------------------------------------------------
+    LOCK: Final = (
+        "SELECT pg_advisory_xact_lock(hashtextextended("
+        "'hookagent.store:' || COALESCE(current_schema(), ''), 0))"
+    )
+    """Taken by each migration's transaction: one worker migrates a schema at a time."""
+    HAS_VERSIONS: Final = (
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() "
+        "AND c.relname = 'schema_version')"
+    )
+    """Read from the catalog rather than with `to_regclass`: a backend's cache of names does
+    not hear of a table another worker created while this one waited for the lock."""
+    VERSION: Final = "SELECT COALESCE(MAX(version), 0) FROM schema_version"
+    FOUND_TABLES: Final = (
+        "SELECT COALESCE(array_agg(c.relname::text ORDER BY c.relname), '{}') "
+        "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = current_schema() AND c.relname = ANY($1::text[])"
+    )
+    RECORD_VERSION: Final = "INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)"
+    WRITABLE: Final = "UPDATE schema_version SET version = version WHERE false"
+    """A write that changes nothing: privileges and read-only transactions are checked all
+    the same, so a store that cannot be written is found on `open`."""
+
+    # -- sessions -------------------------------------------------------------------------
+    INSERT_SESSION: Final = (
+        f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    )
+    SESSION: Final = (
+        f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1 OR name = $1 "
+        "ORDER BY id = $1 DESC LIMIT 1"
+    )
+    """By id, or else by name: the id wins."""
+    SESSIONS: Final = (
+        f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, seq LIMIT $1 OFFSET $2"
+    )
+    RUNS: Final = f"SELECT {RUN_COLUMNS} FROM runs WHERE session_id = $1 ORDER BY created_at, seq"
+
+    # -- runs -----------------------------------------------------------------------------
+    LOCK_SESSION: Final = "SELECT title FROM sessions WHERE id = $1 FOR NO KEY UPDATE"
+    INSERT_RUN: Final = (
+        f"INSERT INTO runs ({RUN_COLUMNS}) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING"
+    )
+    HEAD: Final = (
+        "UPDATE sessions SET head_run_id = $1, status = $2, updated_at = $3, title = $4 "
+        "WHERE id = $5"
+    )
+    RUN: Final = f"SELECT {RUN_COLUMNS} FROM runs WHERE id = $1"
+    ROWS: Final = "SELECT data FROM {table} WHERE run_id = $1 AND idx < $2 ORDER BY idx"
+    """Messages, steps or decisions up to the checkpoint's count."""
+    ALL_ROWS: Final = "SELECT data FROM {table} WHERE run_id = $1 ORDER BY idx"
+    JOURNAL: Final = (
+        "SELECT segment, key, kind, data FROM journal "
+        "WHERE run_id = $1 AND segment >= $2 ORDER BY seq"
+    )
+    CALLS: Final = f"SELECT {CALL_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY seq"
+
+    # -- flush ----------------------------------------------------------------------------
+    LOCK_RUN: Final = "SELECT lease_owner FROM runs WHERE id = $1 FOR UPDATE"
+    """The fence: a `claim` of this run waits for (or skips) the flush, and the other way."""
+    UPSERT_ROW: Final = (
+        "INSERT INTO {table} (run_id, idx, data) VALUES ($1, $2, $3) "
+        "ON CONFLICT (run_id, idx) DO UPDATE SET data = EXCLUDED.data"
+    )
+    UPSERT_JOURNAL: Final = (
+        "INSERT INTO journal (run_id, segment, seq, key, kind, data) VALUES ($1, $2, "
+        "(SELECT COALESCE(MAX(seq), -1) + 1 FROM journal WHERE run_id = $1), $3, $4, $5) "
+        "ON CONFLICT (run_id, segment, key) "
+        "DO UPDATE SET kind = EXCLUDED.kind, data = EXCLUDED.data"
+    )
+    """A new entry goes last; one written again keeps its place (its `seq`)."""
+    DROP_JOURNAL: Final = "DELETE FROM journal WHERE run_id = $1 AND segment < $2"
+    UPSERT_CALL: Final = (
+        f"INSERT INTO tool_calls (run_id, {CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, "
+        "$8, $9) ON CONFLICT (run_id, call_id) DO UPDATE SET step = EXCLUDED.step, "
+        "name = EXCLUDED.name, args = EXCLUDED.args, "
+        "idempotency_key = EXCLUDED.idempotency_key, state = EXCLUDED.state, "
+        "result = EXCLUDED.result, updated_at = EXCLUDED.updated_at"
+    )
+    INSERT_QUESTION: Final = (
+        f"INSERT INTO questions ({QUESTION_COLUMNS}) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING"
+    )
+    UPDATE_RUN: Final = (
+        "WITH r AS (UPDATE runs SET status = $2, scalars = $3, "
+        "updated_at = GREATEST(updated_at, $4), checkpoint = COALESCE($5, checkpoint) "
+        "WHERE id = $1 RETURNING session_id, updated_at) "
+        "UPDATE sessions s SET status = $2, updated_at = r.updated_at FROM r "
+        "WHERE s.id = r.session_id AND s.head_run_id = $1"
+    )
+    """The run's status, scalars and checkpoint, and its session's if it is the head."""
+
+    # -- questions ------------------------------------------------------------------------
+    QUESTIONS: Final = (
+        f"SELECT {QUESTION_COLUMNS} FROM questions WHERE run_id = $1 "
+        "AND (NOT $2 OR answer IS NULL) ORDER BY created_at, seq"
+    )
+    ANSWER: Final = (
+        "UPDATE questions SET answer = $2, answered_at = $3 WHERE id = $1 AND answer IS NULL"
+    )
+    APPROVALS: Final = (
+        f"SELECT {QUESTION_COLUMNS} FROM questions "
+        "WHERE session_id = $1 AND fingerprint = $2 AND answer IS NOT NULL AND answer <> '' "
+        "ORDER BY COALESCE(answered_at, 0) DESC, seq"
+    )
+
+    # -- workers --------------------------------------------------------------------------
+    CLAIM: Final = (
+        "UPDATE runs SET lease_owner = $1, lease_until = $3 WHERE id = ("
+        f"SELECT id FROM runs WHERE {_RUNNABLE} "
+        "ORDER BY updated_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED) "
+        f"RETURNING {RUN_COLUMNS}"
+    )
+    """Take the runnable run updated longest ago, in one statement (one transaction): a run
+    another worker is taking is locked, so it is skipped rather than taken twice."""
+    CLAIM_ONE: Final = (
+        "UPDATE runs SET lease_owner = $1, lease_until = $3 WHERE id = ("
+        f"SELECT id FROM runs WHERE id = $4 AND {_RUNNABLE} FOR UPDATE) "
+        f"RETURNING {RUN_COLUMNS}"
+    )
+    """Take the named run: a lock on it is waited for, and the run checked again after."""
+    RENEW: Final = "UPDATE runs SET lease_until = $3 WHERE id = $1 AND lease_owner = $2"
+    RELEASE: Final = (
+        "UPDATE runs SET lease_owner = NULL, lease_until = 0 WHERE id = $1 AND lease_owner = $2"
+    )
+
+
+class Row(Protocol):
+    """What the store uses of an `asyncpg.Record`: a value by position or by column."""
+
+    def __getitem__(self, key: int | str, /) -> Any: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def keys(self) -> Iterable[str]: ...
+
+
+class Connection(Protocol):
+    """What the store uses of an `asyncpg.Connection`."""
+
+    async def execute(self, query: str, *args: object) -> str: ...
+    async def executemany(self, command: str, args: Iterable[Sequence[object]]) -> None: ...
+    async def fetch(self, query: str, *args: object) -> list[Row]: ...
+    async def fetchrow(self, query: str, *args: object) -> Row | None: ...
+    async def fetchval(self, query: str, *args: object) -> Any: ...
+    def transaction(
+        self, *, isolation: str | None = None, readonly: bool = False
+    ) -> AbstractAsyncContextManager[Any]: ...
+
+
+def hide_password(url: str) -> str:
+    """The URL with its password (in the user part or a `password=` parameter) as `***`."""
+    return _PASSWORD_IN_QUERY.sub(r"\1***", _PASSWORD_IN_NETLOC.sub(r"\1***@", url))
+
+
+def secrets(url: str) -> list[str]:
+    """The URL's password as it may show up in an error message: as written, and decoded."""
+    found: list[str] = []
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    found.extend(p for p in (password, unquote(password or "")) if p)
+    for match in _PASSWORD_IN_QUERY.finditer(url):
+        value = url[match.end(1) : match.end()]
+        found.extend((value, unquote(value)))
+    # Too short a password would mangle the message more than it hides.
+    return sorted({s for s in found if len(s) >= 3}, key=len, reverse=True)
+
+
+def values(record: object, names: Sequence[str]) -> tuple[object, ...]:
+    return tuple(getattr(record, name) for name in names)
+
+
+def checkpoint_json(point: Checkpoint) -> str:
+    return json.dumps(asdict(point), separators=(",", ":"))
+
+
+def run_values(run: RunRecord) -> tuple[object, ...]:
+    """The run's values in `RUN_FIELDS` order, its checkpoint as JSON."""
+    point = run.checkpoint
+    return tuple(
+        (None if point is None else checkpoint_json(point)) if name == "checkpoint" else value
+        for name, value in zip(RUN_FIELDS, values(run, RUN_FIELDS), strict=True)
+    )
+
+
+def run_record(row: Row, where: str) -> RunRecord:
+    """The run a row of `RUN_COLUMNS` holds; a `StoreError` naming `where` if its checkpoint
+    cannot be read."""
+    found = dict(row)
+    text = found.pop("checkpoint")
+    if text is None:
+        return RunRecord(**found, checkpoint=None)
+    try:
+        data = json.loads(text)
+        # Fields a newer hookagent added are dropped, so an older one can still resume.
+        point = Checkpoint(**{k: v for k, v in data.items() if k in _CHECKPOINT_FIELDS})
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise StoreError(
+            f"{where}: run {found['id']!r} has an unreadable checkpoint {text!r}: {exc}"
+        ) from exc
+    return RunRecord(**found, checkpoint=point)
