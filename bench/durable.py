@@ -1,4 +1,5 @@
-"""8. Durable runs: per-step cost with the SQLite store on, against the same run in memory.
+"""8. Durable runs: per-step cost with the SQLite store on, against the same run in memory;
+and steps per second of 8 worker processes serving queued runs from one PostgreSQL.
 
 A durable run makes its state durable at each checkpoint (one per turn of the loop) and its
 tool calls at two barriers each (`started` before the tool runs, the result after), one
@@ -17,6 +18,9 @@ from workload import PROMPT, InstantModel, build_agent, check_same_work, script
 
 DURABLE_TARGET: Final = 3.0
 DURABLE_STEPS: Final = (10, 100)
+PG_WORKERS: Final = 8
+PG_RUNS: Final = 160
+PG_STEPS: Final = 10
 
 
 def durable_agent(steps: int, path: Path) -> Agent:
@@ -63,4 +67,76 @@ async def bench_durable(repeats: int) -> list[Verdict]:
             )
             assert stored.store is not None
             await stored.store.close()
-    return verdicts
+    return verdicts + await bench_pg_workers()
+
+
+async def bench_pg_workers() -> list[Verdict]:
+    """Queue PG_RUNS runs, start PG_WORKERS worker processes, time first claim to last finish."""
+    import asyncio
+    import importlib.util
+    import sys
+    import uuid
+
+    spec = importlib.util.spec_from_file_location(
+        "pg_server", Path(__file__).parent.parent / "tests" / "store" / "pg_server.py"
+    )
+    try:
+        from hookagent.store.postgres import PostgresStore
+    except ImportError:
+        print("PostgreSQL workers: skipped (pip install 'hookagent[postgres]')")
+        return []
+    assert spec is not None and spec.loader is not None
+    pg = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pg)
+    url = pg.ensure_postgres()
+    if url is None:
+        print(f"PostgreSQL workers: skipped ({pg.reason()})")
+        return []
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    url = f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+    import asyncpg
+
+    admin = await asyncpg.connect(url.split("?")[0])
+    await admin.execute(f"CREATE SCHEMA {schema}")
+    try:
+        store = PostgresStore(url)
+        agent = durable_agent_on(store, PG_STEPS)
+        for _ in range(PG_RUNS):
+            await agent.submit(PROMPT)
+        await store.close()
+        worker = str(Path(__file__).with_name("pg_worker.py"))
+        workers = [
+            await asyncio.create_subprocess_exec(
+                sys.executable, worker, url, f"w{i}", str(PG_STEPS), stdout=asyncio.subprocess.PIPE
+            )
+            for i in range(PG_WORKERS)
+        ]
+        reports = [(await w.communicate())[0].decode().split() for w in workers]
+    finally:
+        await admin.execute(f"DROP SCHEMA {schema} CASCADE")
+        await admin.close()
+    firsts = [float(r[0]) for r in reports if float(r[0])]
+    last = max(float(r[1]) for r in reports)
+    runs = sum(int(r[2]) for r in reports)
+    steps = sum(int(r[3]) for r in reports)
+    assert runs == PG_RUNS, f"{runs} of {PG_RUNS} runs were served"
+    rate = steps / (last - min(firsts))
+    spread = sorted(int(r[2]) for r in reports)
+    print(
+        f"PostgreSQL, {PG_WORKERS} worker processes, {PG_RUNS} queued runs of {PG_STEPS + 1} "
+        f"steps: {rate:.0f} steps/s (runs per worker: {spread})"
+    )
+    return [Verdict(f"postgres, {PG_WORKERS} workers", rate, "steps/s", None)]
+
+
+def durable_agent_on(store: object, steps: int) -> Agent:
+    from workload import ECHO
+
+    return (
+        AgentBuilder()
+        .model(InstantModel(script(steps)))
+        .tools(ECHO)
+        .limits(max_steps=steps + 2, max_tokens=10**12)
+        .store(store)  # type: ignore[arg-type]
+        .build()
+    )

@@ -16,6 +16,8 @@
    (files_with_matches, content), vs the same work written by hand; tracemalloc peaks.
 7. OpenAI path: a run through the Chat Completions driver against a local server process,
    vs hand-written loops on the bare SDK, at 100 and 1,000 steps.
+8. Durable runs: per-step cost with the SQLite store against the same run in memory; and
+   steps per second of 8 worker processes serving queued runs from one PostgreSQL.
 
 Timings are taken with the garbage collector off (collected between samples), repeated, and
 reported as the minimum and median of the repeats; ratios are medians of ratios paired
@@ -38,6 +40,7 @@ from breakdown import breakdown
 from command_hooks import bench_command_hooks
 from concurrency import bench_concurrency
 from dispatch import bench_dispatch
+from durable import bench_durable
 from file_tools import bench_file_tools
 from harness import (
     Verdict,
@@ -86,6 +89,7 @@ async def bench_all(quick: bool) -> None:
     verdicts += await bench_command_hooks(repeats=5 if quick else 21)
     verdicts += await bench_file_tools(repeats=3 if quick else 11)
     verdicts += await bench_openai_path(repeats=1 if quick else 3)
+    verdicts += await bench_durable(repeats=3 if quick else 7)
     summary(verdicts)
 
 
