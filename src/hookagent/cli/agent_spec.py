@@ -1,0 +1,208 @@
+"""The agent `hookagent run` builds from its flags, and the same agent rebuilt later.
+
+A run kept in a store saves its options in its metadata under `"cli"` (`saved_options`):
+every flag but the prompt, `--json`, `--session` and `--store`, with each path made absolute
+and the directory the run started in. `resume` and `worker` read them back (`options_of`) and
+build the same agent, from any directory: the same tools and hooks, hence the same policy
+version, under which the answers given to the run's questions still apply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Final, final
+
+from hookagent.agent import Agent
+from hookagent.builder import AgentBuilder
+from hookagent.cli.plugins import apply_plugins
+from hookagent.errors import ConfigError
+from hookagent.models.base import Model
+from hookagent.models.resolve import resolve_model
+from hookagent.models.scripted import ScriptedModel
+from hookagent.store.base import Store
+from hookagent.store.records import RunRecord
+
+__all__ = ["CLI_KEY", "RunOptions", "build_agent", "options_of", "saved_options"]
+
+CLI_KEY: Final = "cli"
+"""The key of a run's metadata that holds the options it was started with."""
+
+_NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store"})
+"""Options of one invocation, not of the agent: never saved."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions:
+    """What `hookagent run` was asked to do, apart from how typer parsed it."""
+
+    prompt: str
+    model: str
+    json: bool = False
+    system: str | None = None
+    max_steps: int | None = None
+    max_tokens: int | None = None
+    max_seconds: float | None = None
+    max_cost: float | None = None
+    plugins: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()
+    discover_settings: bool = False
+    root: str | None = None
+    allow_bash: bool = False
+    read_only: bool = False
+    base_url: str | None = None
+    session: str | None = None
+    """Keep the run in this session of the store (continued if it exists)."""
+    store: str | None = None
+    """The store's URL or path; None: `.hookagent/sessions.db` (when a session is asked for)."""
+    cwd: str | None = None
+    """The directory the agent works in: Bash without `--root` runs there, Claude Code
+    settings are discovered from there, module plugins are imported from there. None: the
+    current directory."""
+
+    @property
+    def durable(self) -> bool:
+        return self.session is not None or self.store is not None
+
+
+def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent, Model]:
+    """The agent `options` describe (kept in `store` if given), and its model."""
+    model = _model(options, durable=store is not None)
+    builder = AgentBuilder().model(model)
+    if options.system is not None:
+        builder.system_prompt(options.system)
+    _install_tools(builder, options)
+    if options.settings or options.discover_settings:
+        builder.with_settings(
+            *options.settings,
+            discover=options.discover_settings,
+            project_dir=options.cwd or ".",
+        )
+    if options.cwd is not None and options.cwd not in sys.path:
+        sys.path.insert(0, options.cwd)  # module plugins are found where the run started
+    apply_plugins(builder, options.plugins)
+    # After the plugins, so a flag given on the command line has the last word.
+    limits: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("max_steps", options.max_steps),
+            ("max_tokens", options.max_tokens),
+            ("max_seconds", options.max_seconds),
+            ("max_cost", options.max_cost),
+        )
+        if value is not None
+    }
+    if limits:
+        builder.limits(**limits)
+    if store is not None:
+        builder.store(store)
+    return builder.build(), model
+
+
+def _model(options: RunOptions, *, durable: bool) -> Model:
+    provider, sep, path = options.model.partition(":")
+    if durable and provider == "scripted" and sep and path:
+        # By history: turn k answers a history with k replies, so one script serves a whole
+        # session, across the processes that run, resume and continue it.
+        return ScriptedModel.from_file(_absolute(path, options.cwd), by_history=True)
+    return resolve_model(options.model, base_url=options.base_url)
+
+
+def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
+    """The built-in capabilities the flags ask for; each is loaded only when asked for."""
+    if options.root is not None:
+        from hookagent.capabilities.files import FileTools
+        from hookagent.capabilities.planning import TaskPlanning
+
+        builder.with_(FileTools(options.root, read_only=options.read_only))
+        builder.with_(TaskPlanning())
+    if options.allow_bash:
+        from hookagent.capabilities.bash import Bash
+
+        builder.with_(Bash(options.root or options.cwd or "."))
+
+
+# -- saving and reading back ------------------------------------------------------------------
+def saved_options(options: RunOptions) -> dict[str, Any]:
+    """`options` as JSON data to keep with a run: paths absolute, the directory named."""
+    cwd = os.path.abspath(options.cwd or os.getcwd())
+    data: dict[str, Any] = {
+        f.name: getattr(options, f.name) for f in fields(RunOptions) if f.name not in _NOT_SAVED
+    }
+    provider, sep, path = options.model.partition(":")
+    if provider == "scripted" and sep and path:
+        data["model"] = f"scripted:{_absolute(path, cwd)}"
+    data["plugins"] = [_absolute(p, cwd) if _is_path(p, cwd) else p for p in options.plugins]
+    data["settings"] = [_absolute(s, cwd) for s in options.settings]
+    data["root"] = _absolute(options.root, cwd) if options.root is not None else None
+    data["cwd"] = cwd
+    return data
+
+
+def options_of(run: RunRecord) -> RunOptions:
+    """The options `run` was started with, read from its metadata. A `ConfigError` if it
+    was not started by `hookagent run`, or they cannot be read."""
+    try:
+        scalars = json.loads(run.scalars)
+    except ValueError:
+        scalars = {}
+    metadata = scalars.get("metadata") if isinstance(scalars, dict) else None
+    saved = metadata.get(CLI_KEY) if isinstance(metadata, dict) else None
+    if saved is None:
+        raise ConfigError(
+            f"run {run.id} was not started by `hookagent run`, so it saved no options to "
+            f"rebuild its agent from; resume it from Python with `await agent.resume({run.id!r})` "
+            "on an agent built as it was"
+        )
+    return from_saved(saved, where=f"run {run.id}")
+
+
+def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
+    """`RunOptions` from `saved_options` data (unknown keys are ignored)."""
+    if not isinstance(saved, Mapping) or not isinstance(saved.get("model"), str):
+        raise ConfigError(f"the options saved with {where} name no model", key=CLI_KEY)
+    values: dict[str, Any] = {"prompt": "", "model": saved["model"]}
+    kinds: dict[str, tuple[type, ...]] = {
+        "system": (str,),
+        "max_steps": (int,),
+        "max_tokens": (int,),
+        "max_seconds": (int, float),
+        "max_cost": (int, float),
+        "discover_settings": (bool,),
+        "root": (str,),
+        "allow_bash": (bool,),
+        "read_only": (bool,),
+        "base_url": (str,),
+        "cwd": (str,),
+    }
+    for key, kind in kinds.items():
+        value = saved.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, kind) or (bool not in kind and isinstance(value, bool)):
+            raise ConfigError(
+                f"the options saved with {where} have a bad {key}: {value!r}", key=CLI_KEY
+            )
+        values[key] = value
+    for key in ("plugins", "settings"):
+        items = saved.get(key) or []
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ConfigError(
+                f"the options saved with {where} have a bad {key}: {items!r}", key=CLI_KEY
+            )
+        values[key] = tuple(items)
+    return RunOptions(**values)
+
+
+def _absolute(path: str, cwd: str | None) -> str:
+    return os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(path)))
+
+
+def _is_path(spec: str, cwd: str) -> bool:
+    """A plugin given as a file, as `plugins` tells them from module names."""
+    return spec.endswith(".py") or "/" in spec or os.sep in spec or (Path(cwd) / spec).is_file()
