@@ -4,100 +4,39 @@ All database work runs on one dedicated thread that owns the store's only connec
 every public method is a single hop to that thread running one transaction: a flush costs one
 hop however many rows it writes (aiosqlite would pay a hop per statement). Writes take
 SQLite's write lock up front (`BEGIN IMMEDIATE`), which makes `claim` exactly-once across the
-processes sharing the file.
+processes sharing the file. Each operation's body is in `sqlite_ops`, its statements and the
+conversions between rows and records in `sqlite_sql`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Final, TypeVar, final
+from typing import Final, TypeVar, final
 
 from hookagent.errors import StoreError
-from hookagent.store.memory import lease_lost
+from hookagent.store import sqlite_ops
 from hookagent.store.migrations.sqlite import LATEST, MIGRATIONS
-from hookagent.store.records import (
-    CallRecord,
-    Checkpoint,
-    Flush,
-    JournalEntry,
-    QuestionRecord,
-    RunRecord,
-    SessionRecord,
-)
+from hookagent.store.records import Flush, QuestionRecord, RunRecord, SessionRecord
+from hookagent.store.sqlite_sql import SQL, SQLiteRows
 
 __all__ = ["SQLiteRows", "SQLiteStore"]
 
 T = TypeVar("T")
-Row = tuple[Any, ...]
 
+_SQL: Final = SQL
+"""The statements, under the name tests check their query plans by."""
 _NOTADB: Final = 26  # SQLITE_NOTADB
 _CORRUPT: Final = 11  # SQLITE_CORRUPT
 _UNWRITABLE: Final = frozenset({3, 8, 14, 23})  # SQLITE_PERM, _READONLY, _CANTOPEN, _AUTH
-_CHECKPOINT_FIELDS: Final = frozenset(f.name for f in fields(Checkpoint))
-
-_SESSION_COLUMNS: Final = (
-    "id, name, created_at, updated_at, head_run_id, forked_from, status, title"
-)
-_RUN_COLUMNS: Final = (
-    "id, session_id, status, created_at, updated_at, parent_run_id, prompt, scalars, "
-    "checkpoint, lease_owner, lease_until, policy_version"
-)
-_QUESTION_COLUMNS: Final = (
-    "id, run_id, session_id, key, data, fingerprint, created_at, expires_at, answer, answered_at"
-)
-
-
-@final
-class _SQL:
-    """Statements used on the hot paths (tests check their query plans)."""
-
-    SESSIONS: Final = (
-        f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, rowid LIMIT ? OFFSET ?"
-    )
-    RUN: Final = f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?"
-    ROWS: Final = "SELECT data FROM {table} WHERE run_id = ? AND idx < ? ORDER BY idx"
-    """Messages, steps or decisions up to the checkpoint's count."""
-    ALL_ROWS: Final = "SELECT data FROM {table} WHERE run_id = ? ORDER BY idx"
-    JOURNAL: Final = (
-        "SELECT segment, key, kind, data FROM journal "
-        "WHERE run_id = ? AND segment >= ? ORDER BY rowid"
-    )
-    CALLS: Final = (
-        "SELECT call_id, step, name, args, idempotency_key, state, result, updated_at "
-        "FROM tool_calls WHERE run_id = ? ORDER BY rowid"
-    )
-    CLAIM: Final = (
-        f"SELECT {_RUN_COLUMNS} FROM runs "
-        "WHERE status IN ('queued', 'running', 'waiting') "
-        "AND (lease_owner IS NULL OR lease_owner = :worker OR lease_until <= :now) "
-        "AND (status != 'waiting' OR NOT EXISTS ("
-        " SELECT 1 FROM questions q WHERE q.run_id = runs.id AND q.answer IS NULL"
-        " AND (q.expires_at IS NULL OR q.expires_at > :now))) "
-        "ORDER BY updated_at, rowid LIMIT 1"
-    )
-    CLAIM_ONE: Final = CLAIM.replace("ORDER BY", "AND id = :run_id ORDER BY")
-
-
-@final
-@dataclass(slots=True, kw_only=True)
-class SQLiteRows:
-    """A run's rows as `SQLiteStore.load` and `SQLiteStore.rows` return them (a `RunRows`)."""
-
-    run: RunRecord
-    messages: Sequence[str] = field(default_factory=list[str])
-    steps: Sequence[str] = field(default_factory=list[str])
-    decisions: Sequence[str] = field(default_factory=list[str])
-    journal: Sequence[JournalEntry] = field(default_factory=list[JournalEntry])
-    calls: Sequence[CallRecord] = field(default_factory=list[CallRecord])
+_BUSY: Final = 5
+"""SQLITE_BUSY: another connection holds the write lock."""
 
 
 @final
@@ -193,7 +132,7 @@ class SQLiteStore:
     def _version(self, conn: sqlite3.Connection) -> int:
         """The file's schema version (0 for an empty database); a `StoreError` if it is
         another program's database or a newer hookagent's store."""
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        tables = {row[0] for row in conn.execute(SQL.TABLES)}
         if "schema_version" not in tables:
             if tables:
                 raise StoreError(
@@ -201,7 +140,7 @@ class SQLiteStore:
                     "else, without a schema_version table); nothing was changed"
                 )
             return 0
-        version = int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
+        version = int(conn.execute(SQL.VERSION).fetchone()[0] or 0)
         if version > LATEST:
             raise StoreError(
                 f"{self._url}: written by a newer hookagent (schema version {version}; this "
@@ -214,13 +153,8 @@ class SQLiteStore:
         for version in range(self._version(conn) + 1, LATEST + 1):
             for statement in MIGRATIONS[version - 1]:
                 conn.execute(statement)
-            conn.execute(
-                "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
-                (version, time.time()),
-            )
-        # A write that changes nothing, to find a read-only file now rather than at the first
-        # flush: in WAL mode `BEGIN IMMEDIATE` succeeds on one, this does not.
-        conn.execute("UPDATE schema_version SET version = version WHERE 0")
+            conn.execute(SQL.RECORD_VERSION, (version, time.time()))
+        conn.execute(SQL.WRITABLE)  # finds a read-only file now, not at the first flush
 
     def _close_sync(self) -> None:
         conn, self._conn = self._conn, None
@@ -273,139 +207,55 @@ class SQLiteStore:
 
     # -- sessions -------------------------------------------------------------------------
     async def create_session(self, session: SessionRecord) -> None:
-        def insert(conn: sqlite3.Connection) -> None:
-            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session.id,)).fetchone():
-                raise StoreError(f"session {session.id!r} exists already (store {self._url})")
-            if (
-                session.name is not None
-                and conn.execute(
-                    "SELECT 1 FROM sessions WHERE name = ?", (session.name,)
-                ).fetchone()
-            ):
-                raise StoreError(f"a session named {session.name!r} exists already ({self._url})")
-            conn.execute(
-                f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                _session_row(session),
-            )
-
-        await self._do("create a session", insert, write=True)
+        await self._do(
+            "create a session",
+            lambda conn: sqlite_ops.create_session(conn, session, self._url),
+            write=True,
+        )
 
     async def session(self, key: str) -> SessionRecord | None:
-        def select(conn: sqlite3.Connection) -> SessionRecord | None:
-            for column in ("id", "name"):
-                row = conn.execute(
-                    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE {column} = ?", (key,)
-                ).fetchone()
-                if row is not None:
-                    return _session(row)
-            return None
-
-        return await self._do("read a session", select, write=False)
+        return await self._do(
+            "read a session", lambda conn: sqlite_ops.session(conn, key), write=False
+        )
 
     async def sessions(self, *, limit: int = 100, offset: int = 0) -> list[SessionRecord]:
-        def select(conn: sqlite3.Connection) -> list[SessionRecord]:
-            return [_session(row) for row in conn.execute(_SQL.SESSIONS, (limit, offset))]
-
-        return await self._do("list sessions", select, write=False)
+        return await self._do(
+            "list sessions", lambda conn: sqlite_ops.sessions(conn, limit, offset), write=False
+        )
 
     async def runs(self, session_id: str) -> list[RunRecord]:
-        def select(conn: sqlite3.Connection) -> list[RunRecord]:
-            rows = conn.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs WHERE session_id = ? ORDER BY created_at, rowid",
-                (session_id,),
-            )
-            return [self._run(row) for row in rows]
-
-        return await self._do("list runs", select, write=False)
+        return await self._do(
+            "list runs", lambda conn: sqlite_ops.runs(conn, session_id, self._url), write=False
+        )
 
     # -- runs -----------------------------------------------------------------------------
     async def create_run(self, run: RunRecord) -> None:
-        def insert(conn: sqlite3.Connection) -> None:
-            found = conn.execute(
-                "SELECT title FROM sessions WHERE id = ?", (run.session_id,)
-            ).fetchone()
-            if found is None:
-                raise StoreError(f"no session {run.session_id!r} for run {run.id!r} ({self._url})")
-            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run.id,)).fetchone():
-                raise StoreError(f"run {run.id!r} exists already ({self._url})")
-            conn.execute(
-                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                _run_row(run),
-            )
-            title = found[0] if found[0] or not run.prompt else run.prompt[:80]
-            conn.execute(
-                "UPDATE sessions SET head_run_id = ?, status = ?, updated_at = ?, title = ? "
-                "WHERE id = ?",
-                (run.id, run.status, run.updated_at, title, run.session_id),
-            )
-
-        await self._do("create a run", insert, write=True)
+        await self._do(
+            "create a run", lambda conn: sqlite_ops.create_run(conn, run, self._url), write=True
+        )
 
     async def run(self, run_id: str) -> RunRecord | None:
-        def select(conn: sqlite3.Connection) -> RunRecord | None:
-            row = conn.execute(_SQL.RUN, (run_id,)).fetchone()
-            return None if row is None else self._run(row)
-
-        return await self._do("read a run", select, write=False)
+        return await self._do(
+            "read a run", lambda conn: sqlite_ops.run(conn, run_id, self._url), write=False
+        )
 
     async def load(self, run_id: str) -> SQLiteRows | None:
-        def select(conn: sqlite3.Connection) -> SQLiteRows | None:
-            row = conn.execute(_SQL.RUN, (run_id,)).fetchone()
-            if row is None:
-                return None
-            run = self._run(row)
-            point = run.checkpoint
-            journal = conn.execute(_SQL.JOURNAL, (run_id, point.segment if point else 0))
-            calls = conn.execute(_SQL.CALLS, (run_id,))
-            return SQLiteRows(
-                run=run,
-                messages=self._rows(conn, "messages", run_id, point.messages if point else 0),
-                steps=self._rows(conn, "steps", run_id, point.steps if point else 0),
-                decisions=self._rows(conn, "decisions", run_id, point.decisions if point else 0),
-                journal=[
-                    JournalEntry(segment=segment, key=key, kind=kind, data=data)
-                    for segment, key, kind, data in journal
-                ],
-                calls=[_call(row) for row in calls],
-            )
-
-        return await self._do("load a run", select, write=False)
+        return await self._do(
+            "load a run", lambda conn: sqlite_ops.load(conn, run_id, self._url), write=False
+        )
 
     async def rows(self, run_id: str) -> SQLiteRows | None:
-        def select(conn: sqlite3.Connection) -> SQLiteRows | None:
-            row = conn.execute(_SQL.RUN, (run_id,)).fetchone()
-            if row is None:
-                return None
-            every = {
-                table: [r[0] for r in conn.execute(_SQL.ALL_ROWS.format(table=table), (run_id,))]
-                for table in ("messages", "steps", "decisions")
-            }
-            return SQLiteRows(
-                run=self._run(row),
-                messages=every["messages"],
-                steps=every["steps"],
-                decisions=every["decisions"],
-                calls=[_call(r) for r in conn.execute(_SQL.CALLS, (run_id,))],
-            )
-
-        return await self._do("read a run's rows", select, write=False)
-
-    def _rows(self, conn: sqlite3.Connection, table: str, run_id: str, count: int) -> list[str]:
-        if count <= 0:
-            return []
-        rows = [row[0] for row in conn.execute(_SQL.ROWS.format(table=table), (run_id, count))]
-        if len(rows) != count:
-            raise StoreError(
-                f"{self._url}: run {run_id!r} is missing {table}: its checkpoint counts "
-                f"{count}, the store holds {len(rows)}"
-            )
-        return rows
+        return await self._do(
+            "read a run's rows", lambda conn: sqlite_ops.rows(conn, run_id, self._url), write=False
+        )
 
     async def flush(self, flush: Flush) -> None:
         fast = self._fast
         if fast is not None and self._flush_here(fast, flush):
             return
-        await self._do("flush a run", lambda conn: self._flush(conn, flush), write=True)
+        await self._do(
+            "flush a run", lambda conn: sqlite_ops.flush(conn, flush, self._url), write=True
+        )
 
     def _flush_here(self, conn: sqlite3.Connection, flush: Flush) -> bool:
         """Flush on this thread if the file's write lock is free at once; False if not."""
@@ -416,7 +266,7 @@ class SQLiteStore:
                 return False
             raise self._fault("flush a run", exc) from exc
         try:
-            self._flush(conn, flush)
+            sqlite_ops.flush(conn, flush, self._url)
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise self._fault("flush a run", exc) from exc
@@ -424,187 +274,47 @@ class SQLiteStore:
             _rollback(conn)
         return True
 
-    def _flush(self, conn: sqlite3.Connection, flush: Flush) -> None:
-        """The run row first: its update is also the lease check (fencing)."""
-        run_id = flush.run_id
-        point = _checkpoint_json(flush.checkpoint) if flush.checkpoint is not None else None
-        found = conn.execute(
-            "UPDATE runs SET status = ?, scalars = ?, updated_at = MAX(updated_at, ?), "
-            "checkpoint = COALESCE(?, checkpoint) WHERE id = ? "
-            "AND (? IS NULL OR lease_owner IS NULL OR lease_owner = ?) "
-            "RETURNING session_id, updated_at",
-            (flush.status, flush.scalars, flush.at, point, run_id, flush.worker, flush.worker),
-        ).fetchone()
-        if found is None:
-            owner = conn.execute("SELECT lease_owner FROM runs WHERE id = ?", (run_id,)).fetchone()
-            if owner is None:
-                raise StoreError(f"no run {run_id!r} to write to ({self._url})")
-            raise StoreError(lease_lost(run_id, flush.worker or "", owner[0], self._url))
-        session_id, updated_at = found
-        for table, rows in (
-            ("messages", flush.messages),
-            ("steps", flush.steps),
-            ("decisions", flush.decisions),
-        ):
-            if rows:
-                conn.executemany(
-                    f"INSERT OR REPLACE INTO {table} (run_id, idx, data) VALUES (?, ?, ?)",
-                    [(run_id, idx, data) for idx, data in rows],
-                )
-        if flush.checkpoint is not None:
-            conn.execute(
-                "DELETE FROM journal WHERE run_id = ? AND segment < ?",
-                (run_id, flush.checkpoint.segment),
-            )
-        if flush.journal:
-            # A retried entry keeps its row, so the journal stays in first-write order.
-            conn.executemany(
-                "INSERT INTO journal (run_id, segment, key, kind, data) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (run_id, segment, key) "
-                "DO UPDATE SET kind = excluded.kind, data = excluded.data",
-                [(run_id, e.segment, e.key, e.kind, e.data) for e in flush.journal],
-            )
-        if flush.calls:
-            conn.executemany(
-                "INSERT INTO tool_calls (run_id, call_id, step, name, args, idempotency_key, "
-                "state, result, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (run_id, call_id) DO UPDATE SET step = excluded.step, "
-                "name = excluded.name, args = excluded.args, "
-                "idempotency_key = excluded.idempotency_key, state = excluded.state, "
-                "result = excluded.result, updated_at = excluded.updated_at",
-                [(run_id, *_call_row(call)) for call in flush.calls],
-            )
-        if flush.questions:
-            conn.executemany(
-                f"INSERT INTO questions ({_QUESTION_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                [_question_row(q) for q in flush.questions],
-            )
-        if flush.checkpoint is not None or flush.status != "running":
-            # Mid-segment barriers leave the session row alone: its status cannot change
-            # there, and listing order need not follow every tool call.
-            conn.execute(
-                "UPDATE sessions SET status = ?, updated_at = ? WHERE id = ? AND head_run_id = ?",
-                (flush.status, updated_at, session_id, run_id),
-            )
-
     # -- questions ------------------------------------------------------------------------
     async def questions(self, run_id: str, *, pending: bool = True) -> list[QuestionRecord]:
-        def select(conn: sqlite3.Connection) -> list[QuestionRecord]:
-            rows = conn.execute(
-                f"SELECT {_QUESTION_COLUMNS} FROM questions WHERE run_id = ? "
-                f"{'AND answer IS NULL ' if pending else ''}ORDER BY created_at, rowid",
-                (run_id,),
-            )
-            return [_question(row) for row in rows]
-
-        return await self._do("list questions", select, write=False)
+        return await self._do(
+            "list questions", lambda conn: sqlite_ops.questions(conn, run_id, pending), write=False
+        )
 
     async def answer(self, question_id: str, answer: str, at: float) -> bool:
-        def update(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute(
-                "UPDATE questions SET answer = ?, answered_at = ? WHERE id = ? AND answer IS NULL",
-                (answer, at, question_id),
-            )
-            return cursor.rowcount == 1
-
-        return await self._do("answer a question", update, write=True)
+        return await self._do(
+            "answer a question",
+            lambda conn: sqlite_ops.answer(conn, question_id, answer, at),
+            write=True,
+        )
 
     async def approvals(self, session_id: str, fingerprint: str) -> list[QuestionRecord]:
-        def select(conn: sqlite3.Connection) -> list[QuestionRecord]:
-            rows = conn.execute(
-                f"SELECT {_QUESTION_COLUMNS} FROM questions "
-                "WHERE session_id = ? AND fingerprint = ? AND answer IS NOT NULL "
-                "AND answer != '' ORDER BY COALESCE(answered_at, 0) DESC, rowid",
-                (session_id, fingerprint),
-            )
-            return [_question(row) for row in rows]
-
-        return await self._do("list approvals", select, write=False)
+        return await self._do(
+            "list approvals",
+            lambda conn: sqlite_ops.approvals(conn, session_id, fingerprint),
+            write=False,
+        )
 
     # -- workers --------------------------------------------------------------------------
     async def claim(
         self, worker: str, now: float, lease: float, run_id: str | None = None
     ) -> RunRecord | None:
-        def take(conn: sqlite3.Connection) -> RunRecord | None:
-            sql = _SQL.CLAIM if run_id is None else _SQL.CLAIM_ONE
-            row = conn.execute(sql, {"worker": worker, "now": now, "run_id": run_id}).fetchone()
-            if row is None:
-                return None
-            run = self._run(row)
-            run.lease_owner, run.lease_until = worker, now + lease
-            conn.execute(
-                "UPDATE runs SET lease_owner = ?, lease_until = ? WHERE id = ?",
-                (run.lease_owner, run.lease_until, run.id),
-            )
-            return run
-
-        return await self._do("claim a run", take, write=True)
-
-    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
-        def update(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute(
-                "UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?",
-                (now + lease, run_id, worker),
-            )
-            return cursor.rowcount == 1
-
-        return await self._do("renew a lease", update, write=True)
-
-    async def release(self, run_id: str, worker: str) -> None:
-        def update(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "UPDATE runs SET lease_owner = NULL, lease_until = 0 "
-                "WHERE id = ? AND lease_owner = ?",
-                (run_id, worker),
-            )
-
-        await self._do("release a lease", update, write=True)
-
-    # -- rows to records ------------------------------------------------------------------
-    def _run(self, row: Row) -> RunRecord:
-        (
-            run_id,
-            session_id,
-            status,
-            created_at,
-            updated_at,
-            parent_run_id,
-            prompt,
-            scalars,
-            checkpoint,
-            lease_owner,
-            lease_until,
-            policy_version,
-        ) = row
-        return RunRecord(
-            id=run_id,
-            session_id=session_id,
-            status=status,
-            created_at=created_at,
-            updated_at=updated_at,
-            parent_run_id=parent_run_id,
-            prompt=prompt,
-            scalars=scalars,
-            checkpoint=None if checkpoint is None else self._checkpoint(run_id, checkpoint),
-            lease_owner=lease_owner,
-            lease_until=lease_until,
-            policy_version=policy_version,
+        return await self._do(
+            "claim a run",
+            lambda conn: sqlite_ops.claim(conn, worker, now, lease, run_id, self._url),
+            write=True,
         )
 
-    def _checkpoint(self, run_id: str, text: str) -> Checkpoint:
-        try:
-            data = json.loads(text)
-            # Fields a newer hookagent added are dropped, so an older one can still resume.
-            return Checkpoint(**{k: v for k, v in data.items() if k in _CHECKPOINT_FIELDS})
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise StoreError(
-                f"{self._url}: run {run_id!r} has an unreadable checkpoint {text!r}: {exc}"
-            ) from exc
+    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
+        return await self._do(
+            "renew a lease",
+            lambda conn: sqlite_ops.renew(conn, run_id, worker, now, lease),
+            write=True,
+        )
 
-
-_BUSY: Final = 5
-"""SQLITE_BUSY: another connection holds the write lock."""
+    async def release(self, run_id: str, worker: str) -> None:
+        await self._do(
+            "release a lease", lambda conn: sqlite_ops.release(conn, run_id, worker), write=True
+        )
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
@@ -614,111 +324,3 @@ def _rollback(conn: sqlite3.Connection) -> None:
     # the one to report.
     with contextlib.suppress(sqlite3.Error):
         conn.execute("ROLLBACK")
-
-
-def _checkpoint_json(point: Checkpoint) -> str:
-    return json.dumps(asdict(point), separators=(",", ":"))
-
-
-def _session_row(s: SessionRecord) -> Row:
-    return (
-        s.id,
-        s.name,
-        s.created_at,
-        s.updated_at,
-        s.head_run_id,
-        s.forked_from,
-        s.status,
-        s.title,
-    )
-
-
-def _session(row: Row) -> SessionRecord:
-    session_id, name, created_at, updated_at, head_run_id, forked_from, status, title = row
-    return SessionRecord(
-        id=session_id,
-        name=name,
-        created_at=created_at,
-        updated_at=updated_at,
-        head_run_id=head_run_id,
-        forked_from=forked_from,
-        status=status,
-        title=title,
-    )
-
-
-def _run_row(r: RunRecord) -> Row:
-    return (
-        r.id,
-        r.session_id,
-        r.status,
-        r.created_at,
-        r.updated_at,
-        r.parent_run_id,
-        r.prompt,
-        r.scalars,
-        None if r.checkpoint is None else _checkpoint_json(r.checkpoint),
-        r.lease_owner,
-        r.lease_until,
-        r.policy_version,
-    )
-
-
-def _call_row(c: CallRecord) -> Row:
-    return (c.call_id, c.step, c.name, c.args, c.idempotency_key, c.state, c.result, c.updated_at)
-
-
-def _call(row: Row) -> CallRecord:
-    call_id, step, name, args, idempotency_key, state, result, updated_at = row
-    return CallRecord(
-        call_id=call_id,
-        step=step,
-        name=name,
-        args=args,
-        idempotency_key=idempotency_key,
-        state=state,
-        result=result,
-        updated_at=updated_at,
-    )
-
-
-def _question_row(q: QuestionRecord) -> Row:
-    return (
-        q.id,
-        q.run_id,
-        q.session_id,
-        q.key,
-        q.data,
-        q.fingerprint,
-        q.created_at,
-        q.expires_at,
-        q.answer,
-        q.answered_at,
-    )
-
-
-def _question(row: Row) -> QuestionRecord:
-    (
-        question_id,
-        run_id,
-        session_id,
-        key,
-        data,
-        fingerprint,
-        created_at,
-        expires_at,
-        answer,
-        answered_at,
-    ) = row
-    return QuestionRecord(
-        id=question_id,
-        run_id=run_id,
-        session_id=session_id,
-        key=key,
-        data=data,
-        fingerprint=fingerprint,
-        created_at=created_at,
-        expires_at=expires_at,
-        answer=answer,
-        answered_at=answered_at,
-    )
