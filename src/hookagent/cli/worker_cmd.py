@@ -1,0 +1,109 @@
+"""`hookagent worker`'s loop: take up every runnable run of the store (answered, queued, or
+orphaned by a worker that died), one after another.
+
+Each run's agent is rebuilt from the options `hookagent run` saved with it (see `agent_spec`),
+so the worker can only take up runs that `hookagent run` started; the others are held aside
+(see `work`), never retried in a tight loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import typer
+
+from hookagent.cli.agent_spec import build_agent, options_of
+from hookagent.cli.session_views import short
+from hookagent.cli.store_access import open_at
+from hookagent.durable.runner import lease_seconds, worker_name
+from hookagent.errors import ConfigError, StoreError
+from hookagent.store.base import Store
+from hookagent.store.records import RunRecord
+
+__all__ = ["run_worker", "work"]
+
+
+def run_worker(store_url: str | None, *, poll: float, once: bool, max_runs: int | None) -> int:
+    """The worker on the store at `store_url` until it is told to stop (or Ctrl-C); exit 0."""
+    opened = open_at(store_url)
+    try:
+        asyncio.run(work(opened, poll=poll, once=once, max_runs=max_runs))
+    except KeyboardInterrupt:
+        _log("worker stopped")
+    return 0
+
+
+async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -> None:
+    """Claim, rebuild, resume, until told to stop. A run that cannot be rebuilt or resumed is
+    held (its lease kept, under a name this worker then stops claiming with) until nothing
+    else is runnable, then released: it neither blocks the runs behind it nor is retried in
+    a tight loop; its reason is logged once."""
+    await store.open()
+    base = worker_name()
+    name, serial, handled = base, 0, 0
+    held: list[tuple[str, str]] = []  # (run id, the name holding it)
+    skipped: set[str] = set()
+    reported: dict[str, str] = {}
+    _log(f"worker {base} on {store.url}")
+    try:
+        while max_runs is None or handled < max_runs:
+            run = await store.claim(name, time.time(), lease_seconds())
+            if run is None or run.id in skipped:
+                if run is not None:  # a broken run again: hold it too, look further
+                    held.append((run.id, name))
+                    serial += 1
+                    name = f"{base}/{serial}"
+                    continue
+                for run_id, owner in held:
+                    await store.release(run_id, owner)
+                held.clear()
+                skipped.clear()
+                if once:
+                    break
+                await asyncio.sleep(poll)
+                continue
+            label = await _session_label(store, run)
+            problem = await _take_up(store, run, name, label)
+            if problem is None:
+                handled += 1
+                continue
+            if reported.get(run.id) != problem:
+                _log(f"run {run.id} · session {label} · skipped: {problem}")
+                reported[run.id] = problem
+            held.append((run.id, name))
+            skipped.add(run.id)
+            serial += 1
+            name = f"{base}/{serial}"
+    finally:
+        for run_id, owner in held:
+            await store.release(run_id, owner)
+        await store.close()
+
+
+async def _take_up(store: Store, run: RunRecord, name: str, label: str) -> str | None:
+    """Resume `run` under `name`; what went wrong if it could not be."""
+    try:
+        agent, _ = build_agent(options_of(run), store)
+    except (ConfigError, StoreError) as exc:
+        return str(exc)
+    try:
+        result = await agent.resume(run.id, worker=name)
+    except Exception as exc:  # a worker outlives any one run
+        return f"{type(exc).__name__}: {exc}"
+    status: str = result.status
+    if status == "waiting":
+        status += " (asked again: approve or deny it)"
+    elif result.error:
+        status += f" ({short(result.error)})"
+    _log(f"run {run.id} · session {label} · {status}")
+    return None
+
+
+async def _session_label(store: Store, run: RunRecord) -> str:
+    session = await store.session(run.session_id)
+    return session.name or session.id if session is not None else run.session_id
+
+
+def _log(line: str) -> None:
+    typer.echo(f"{time.strftime('%H:%M:%S')} {line}")
