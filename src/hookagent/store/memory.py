@@ -5,7 +5,7 @@ against: the same contract tests run on all of them."""
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import final
 
 from hookagent.errors import StoreError
@@ -16,6 +16,7 @@ from hookagent.store.records import (
     QuestionRecord,
     RunRecord,
     SessionRecord,
+    StoredRun,
 )
 
 __all__ = ["LoadedRun", "MemoryStore"]
@@ -23,15 +24,8 @@ __all__ = ["LoadedRun", "MemoryStore"]
 RUNNABLE_WAITING = "waiting"
 
 
-@final
-@dataclass(slots=True, kw_only=True)
-class LoadedRun:
-    run: RunRecord
-    messages: list[str] = field(default_factory=list[str])
-    steps: list[str] = field(default_factory=list[str])
-    decisions: list[str] = field(default_factory=list[str])
-    journal: list[JournalEntry] = field(default_factory=list[JournalEntry])
-    calls: list[CallRecord] = field(default_factory=list[CallRecord])
+LoadedRun = StoredRun
+"""The rows `MemoryStore.load` and `rows` return."""
 
 
 @final

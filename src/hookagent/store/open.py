@@ -45,7 +45,7 @@ def open_store(
     if url == "memory:":
         from hookagent.store.memory import MemoryStore
 
-        return _checked(MemoryStore(), url)
+        return MemoryStore()
     if scheme == "sqlite":
         prefix = "sqlite:///"
         path = url[len(prefix) :] if url.startswith(prefix) else ""
@@ -88,14 +88,7 @@ def _postgres(url: str) -> Store:
             key="store",
             value=_hide_password(url),
         ) from exc
-    return _checked(module.PostgresStore(url), url)
-
-
-def _checked(store: object, url: str) -> Store:
-    # Checked rather than cast: mypy does not take `MemoryStore` for a `Store` while
-    # `RunRows` declares settable `Sequence` attributes (its `LoadedRun` has lists).
-    if not isinstance(store, Store):
-        raise ConfigError(f"{type(store).__name__} is not a Store", key="store", value=url)
+    store: Store = module.PostgresStore(url)
     return store
 
 

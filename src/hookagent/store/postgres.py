@@ -11,9 +11,8 @@ share a database. Needs the `postgres` extra (`pip install 'hookagent[postgres]'
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar, final
 
 import asyncpg
@@ -42,6 +41,7 @@ from hookagent.store.records import (
     QuestionRecord,
     RunRecord,
     SessionRecord,
+    StoredRun,
 )
 
 __all__ = ["PostgresRows", "PostgresStore"]
@@ -68,17 +68,8 @@ _TABLES: Final = (
 program's."""
 
 
-@final
-@dataclass(slots=True, kw_only=True)
-class PostgresRows:
-    """A run's rows as `PostgresStore.load` and `PostgresStore.rows` return them."""
-
-    run: RunRecord
-    messages: Sequence[str] = field(default_factory=list[str])
-    steps: Sequence[str] = field(default_factory=list[str])
-    decisions: Sequence[str] = field(default_factory=list[str])
-    journal: Sequence[JournalEntry] = field(default_factory=list[JournalEntry])
-    calls: Sequence[CallRecord] = field(default_factory=list[CallRecord])
+PostgresRows = StoredRun
+"""The rows `PostgresStore.load` and `rows` return."""
 
 
 @final

@@ -3,6 +3,7 @@ store never needs to know hookagent's types (and an older store can read newer d
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, final
 
@@ -16,6 +17,7 @@ __all__ = [
     "RunRecord",
     "RunStatus",
     "SessionRecord",
+    "StoredRun",
 ]
 
 RunStatus = Literal["queued", "running", "waiting", "completed", "failed", "stopped"]
@@ -148,3 +150,16 @@ class Flush:
     """Set when a segment begins: the state up to it is durable, and journal entries of
     older segments are no longer needed to resume."""
     questions: list[QuestionRecord] = field(default_factory=list[QuestionRecord])
+
+
+@final
+@dataclass(slots=True, kw_only=True)
+class StoredRun:
+    """A run's rows as every store's `load` and `rows` return them (a `RunRows`)."""
+
+    run: RunRecord
+    messages: Sequence[str] = field(default_factory=list[str])
+    steps: Sequence[str] = field(default_factory=list[str])
+    decisions: Sequence[str] = field(default_factory=list[str])
+    journal: Sequence[JournalEntry] = field(default_factory=list[JournalEntry])
+    calls: Sequence[CallRecord] = field(default_factory=list[CallRecord])

@@ -6,18 +6,17 @@ Tables without a natural order keep insertion order with SQLite's `rowid`."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, fields
 from typing import Any, Final, final
 
 from hookagent.errors import StoreError
 from hookagent.store.records import (
     CallRecord,
     Checkpoint,
-    JournalEntry,
     QuestionRecord,
     RunRecord,
     SessionRecord,
+    StoredRun,
 )
 
 __all__ = [
@@ -168,17 +167,8 @@ class SQL:
     )
 
 
-@final
-@dataclass(slots=True, kw_only=True)
-class SQLiteRows:
-    """A run's rows as `SQLiteStore.load` and `SQLiteStore.rows` return them (a `RunRows`)."""
-
-    run: RunRecord
-    messages: Sequence[str] = field(default_factory=list[str])
-    steps: Sequence[str] = field(default_factory=list[str])
-    decisions: Sequence[str] = field(default_factory=list[str])
-    journal: Sequence[JournalEntry] = field(default_factory=list[JournalEntry])
-    calls: Sequence[CallRecord] = field(default_factory=list[CallRecord])
+SQLiteRows = StoredRun
+"""The rows `SQLiteStore.load` and `rows` return."""
 
 
 # -- records as parameters, rows as records ------------------------------------------------
