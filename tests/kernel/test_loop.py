@@ -214,3 +214,30 @@ async def test_calls_that_cannot_run_never_reach_tool_hooks() -> None:
     result = await b.build().run("go")
     assert seen == []
     assert [c.result.is_error for c in result.tool_calls] == [True, True]
+
+
+async def test_a_tool_can_fire_a_point_through_its_run_view() -> None:
+    seen: list[str] = []
+
+    @h.tool
+    async def announce(ctx: h.ToolContext) -> str:
+        """Tell the hooks something."""
+        event = h.NotificationEvent(run=ctx.run, kind="idle_prompt", message="hello")
+        decision, _ = await ctx.run.fire(h.NOTIFICATION, event)
+        return decision.outcome
+
+    model = ScriptedModel([turn("", {"name": "announce", "args": {}}), reply("ok")])
+    agent = (
+        h.AgentBuilder()
+        .model(model)
+        .tools(announce)
+        .on(
+            h.NOTIFICATION,
+            lambda e: seen.append(e.message) or h.HookResult.modify(metadata={"n": 1}),
+        )
+        .build()
+    )
+    result = await agent.run("go")
+    assert seen == ["hello"] and result.tool_calls[0].result.content == "modify"
+    assert result.state.metadata["n"] == 1
+    assert result.state.agent_type == "main" and h.RunView(result.state).agent_id == result.run_id

@@ -68,6 +68,7 @@ class Dispatcher:
         would see. (A bound `dict.get`: this runs several times per step.)"""
         self._state = state
         self.view = view
+        view._fire = self.fire
         self._approver = approver
         self._emit = emit
         self._watch = watch

@@ -63,6 +63,8 @@ class RunState:
     position: Position = field(default_factory=Position)
     stop_block_streak: int = 0
     """Consecutive stops refused by stop hooks; reset by a step that calls tools."""
+    agent_type: str = "main"
+    """`main`, or the type of the subagent this run is."""
 
     def __post_init__(self) -> None:
         """Point the step table at this run's messages (pydantic calls this when loading,

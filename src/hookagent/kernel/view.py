@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar, final, overload
 
 from hookagent.hooks.decision import Decision
+from hookagent.hooks.points import HookPoint
 from hookagent.kernel.records import StepRecord
 from hookagent.kernel.state import RunState, RunStatus
 from hookagent.messages import Message
@@ -20,6 +21,7 @@ from hookagent.usage import Usage
 __all__ = ["ListView", "RunView"]
 
 T = TypeVar("T")
+E = TypeVar("E")
 
 
 class ListView(Sequence[T]):
@@ -51,10 +53,19 @@ class ListView(Sequence[T]):
 class RunView:
     """What hooks may read of a run."""
 
-    __slots__ = ("_decisions", "_messages", "_metadata", "_state", "_steps", "tool_specs")
+    __slots__ = (
+        "_decisions",
+        "_fire",
+        "_messages",
+        "_metadata",
+        "_state",
+        "_steps",
+        "tool_specs",
+    )
 
     def __init__(self, state: RunState, tool_specs: Sequence[ToolSpec] = ()) -> None:
         self._state = state
+        self._fire: Any = None
         self.tool_specs = tuple(tool_specs)
         """The tools this run offers the model, as the model sees them."""
         self._messages = ListView(state.messages)
@@ -65,6 +76,24 @@ class RunView:
     @property
     def run_id(self) -> str:
         return self._state.run_id
+
+    @property
+    def agent_id(self) -> str:
+        """The agent this run is: its run id (a subagent's run has its own)."""
+        return self._state.run_id
+
+    @property
+    def agent_type(self) -> str:
+        """`main` for a top-level run, the subagent's type for a child run."""
+        return self._state.agent_type
+
+    async def fire(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
+        """Fire a hook point from a tool or a hook: capabilities fire the points they own
+        (a subagent tool fires `subagent_start`, summarization fires `before_compact`)."""
+        if self._fire is None:
+            raise RuntimeError("this view belongs to no running run")
+        result: tuple[Decision, E] = await self._fire(point, event)
+        return result
 
     @property
     def parent_run_id(self) -> str | None:
