@@ -62,6 +62,8 @@ class AgentBuilder:
         }
         self._error_policy: ErrorPolicy = ErrorPolicy.default()
         self._bindings: list[Callable[[Model], None]] = []
+        self._agent_bindings: list[Callable[[Agent], None]] = []
+        """`bind_agent` of capabilities that need the agent built (subagents)."""
         """`bind_model` of capabilities that adapt to the model (called by `build`)."""
         self._output: StructuredOutput[Any] | None = None
         self._store: Store | str | PathLike[str] | None = None
@@ -106,6 +108,9 @@ class AgentBuilder:
         bind = getattr(capability, "bind_model", None)
         if callable(bind):
             self._bindings.append(bind)
+        takes_agent = getattr(capability, "bind_agent", None)
+        if callable(takes_agent):
+            self._agent_bindings.append(takes_agent)
         if _is_structured_output(capability):
             if self._output is not None:
                 raise ConfigError("an agent has one structured output", key="with_")
@@ -217,7 +222,7 @@ class AgentBuilder:
             store = open_store(self._store)
         else:
             store = self._store
-        return Agent(
+        agent = Agent(
             store=store,
             output=self._output,
             model=self._model,
@@ -227,6 +232,9 @@ class AgentBuilder:
             settings=self._settings,
             budgets=self._budgets,
         )
+        for bind_agent in self._agent_bindings:
+            bind_agent(agent)
+        return agent
 
     def _policy_hooks(self) -> Iterable[Hook[Any]]:
         for limit in self._limits.values():

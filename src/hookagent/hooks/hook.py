@@ -6,6 +6,7 @@ whether it wants to see the decision so far, which decisions it may return at it
 
 from __future__ import annotations
 
+import fnmatch
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from hookagent.hooks.result import HookResult, Kind
 __all__ = [
     "DEFAULT_HOOK_TIMEOUT",
     "Hook",
+    "Inherit",
+    "InheritFor",
     "HookFn",
     "HookKind",
     "HookOptions",
@@ -26,6 +29,7 @@ __all__ = [
     "TIERS",
     "Tier",
     "make_hook",
+    "match",
 ]
 
 E = TypeVar("E")
@@ -34,6 +38,27 @@ OnFailure = Literal["block", "proceed", "raise"]
 Tier = Literal["system", "policy", "default", "audit"]
 TIERS: Final[dict[Tier, int]] = {"system": 0, "policy": 1, "default": 2, "audit": 3}
 HookFn: TypeAlias = Callable[..., "HookResult | Awaitable[HookResult | None] | None"]
+
+@final
+@dataclass(frozen=True, slots=True)
+class InheritFor:
+    """A hook that subagents of these types inherit (`fnmatch` patterns)."""
+
+    agent_types: tuple[str, ...]
+
+    def __call__(self, agent_type: str) -> bool:
+        return any(fnmatch.fnmatchcase(agent_type, t) for t in self.agent_types)
+
+
+def match(*, agent_type: str | tuple[str, ...] | list[str]) -> InheritFor:
+    """`inherit=match(agent_type="reviewer")`: only subagents of that type get the hook."""
+    types = (agent_type,) if isinstance(agent_type, str) else tuple(agent_type)
+    return InheritFor(types)
+
+
+Inherit: TypeAlias = Literal["all", "none"] | InheritFor
+"""Which subagents run a hook too. Policy-tier hooks are inherited by all, whatever this says:
+a child never escapes a parent's guard."""
 
 DEFAULT_HOOK_TIMEOUT: Final = 60.0
 """Seconds an async (or blocking) in-process hook may take before it counts as failed."""
@@ -74,6 +99,8 @@ class Hook(Generic[E]):
     recorded as decisions; for hooks that restate what step records already show."""
     blocking: bool = False
     """A sync function that may block: it runs on a worker thread, under `timeout`."""
+    inherit: Inherit = "all"
+    """Which subagents run this hook too (see `Inherit`)."""
     is_async: bool = field(default=False, repr=False)
     wants_outcome: bool = field(default=False, repr=False)
     """The function takes a second argument: the strongest result so far."""
@@ -85,6 +112,17 @@ class Hook(Generic[E]):
 
     id: str = field(default="", repr=False)
     """`source:name`, as records and errors show it (set by `make_hook`)."""
+
+    def inherited_by(self, agent_type: str) -> bool:
+        """Whether a subagent of `agent_type` runs this hook too."""
+        if self.tier in ("system", "policy"):
+            return True
+        inherit = self.inherit
+        if inherit == "all":
+            return True
+        if inherit == "none":
+            return False
+        return inherit(agent_type)
 
     @property
     def sort_key(self) -> tuple[int, int]:
@@ -105,6 +143,7 @@ class HookOptions(TypedDict, total=False):
     always: bool
     blocking: bool
     quiet: bool
+    inherit: Inherit
 
 
 def make_hook(point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Hook[E]:
@@ -127,6 +166,7 @@ def _build(
     always: bool = False,
     blocking: bool = False,
     quiet: bool = False,
+    inherit: Inherit = "all",
 ) -> Hook[E]:
     label = name or getattr(fn, "__name__", None) or type(fn).__name__
     where = f"hook {source}:{label} at {point.name}"
@@ -141,6 +181,12 @@ def _build(
             f"on_failure must be block, proceed or raise, not {on_failure!r}",
             key=where,
             value=on_failure,
+        )
+    if inherit not in ("all", "none") and not isinstance(inherit, InheritFor):
+        raise ConfigError(
+            f'inherit must be "all", "none" or match(agent_type=...), not {inherit!r}',
+            key=where,
+            value=inherit,
         )
     if timeout is not None and not timeout > 0:
         raise ConfigError(
@@ -173,6 +219,7 @@ def _build(
         always=always,
         blocking=blocking,
         quiet=quiet,
+        inherit=inherit,
         id=f"{source}:{label}",
         is_async=is_async or blocking,
         wants_outcome=wants_outcome,

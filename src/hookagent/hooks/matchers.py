@@ -17,7 +17,7 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeAlias, final, runtime_checkable
+from typing import Any, ClassVar, Final, Protocol, TypeAlias, final, runtime_checkable
 
 from hookagent.errors import ConfigError
 
@@ -154,6 +154,10 @@ class Not:
 _GLOB_CHARS = frozenset("*?[")
 
 
+_SUBAGENT_TOOL: Final = frozenset({"Agent", "Task"})
+"""A hook matching either name matches the subagent tool."""
+
+
 def compile_matcher(spec: MatchSpec) -> Matcher | None:
     """Turn a loose spec into a matcher; `None` means the hook applies to every event."""
     if spec is None:
@@ -184,7 +188,10 @@ def _compile_text(spec: str) -> Matcher | None:
     if any(not name for name in names):
         raise ConfigError(f"{spec!r} has an empty name in its list", key="match", value=spec)
     if not any(_GLOB_CHARS & set(name) for name in names):
-        return _Names(frozenset(names))
+        listed = set(names)
+        if listed & _SUBAGENT_TOOL:  # Claude Code renamed its subagent tool Task → Agent
+            listed |= _SUBAGENT_TOOL
+        return _Names(frozenset(listed))
     # translate() anchors only the end; the start is anchored here, so `read_*` is a prefix
     regex = r"\A(?:" + "|".join(fnmatch.translate(name) for name in names) + ")"
     return _Pattern(text, re.compile(regex))

@@ -7,8 +7,10 @@ is recorded as a row of the state's `StepTable`; a `ToolExecution` is built only
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from time import perf_counter
 from types import MappingProxyType
@@ -36,20 +38,52 @@ class ToolExecutor:
         self._errors = errors
 
     async def run_all(self, ctx: RunContext, calls: tuple[ToolCall, ...]) -> None:
-        """Run the calls in order, recording one row each. Every call ends with a result in
-        the conversation, even when the run stops or a hook error aborts the batch, so it
-        stays well-formed."""
-        for index, call in enumerate(calls):
+        """Run the calls in order, recording one row each. Consecutive calls of tools that
+        say `concurrent = True` (subagents) run at the same time, and are recorded in call
+        order. Every call ends with a result in the conversation, even when the run stops
+        or a hook error aborts the batch, so it stays well-formed."""
+        index = 0
+        while index < len(calls):
+            call = calls[index]
             if ctx.ended:
                 self._skip(ctx, call, "the run was stopped before this call")
+                index += 1
                 continue
+            group = _concurrent_group(ctx, calls, index)
             try:
-                await self.run_one(ctx, call)
+                if len(group) > 1:
+                    await self._run_together(ctx, group)
+                else:
+                    await self.run_one(ctx, call)
             except Exception as exc:
-                self._skip(ctx, call, f"{type(exc).__name__}: {exc}")
-                for rest in calls[index + 1 :]:
+                if len(group) == 1:  # a group records its own failures
+                    self._skip(ctx, call, f"{type(exc).__name__}: {exc}")
+                for rest in calls[index + len(group) :]:
                     self._skip(ctx, rest, "an earlier call in this turn failed")
                 raise
+            index += len(group)
+
+    async def _run_together(self, ctx: RunContext, group: tuple[ToolCall, ...]) -> None:
+        """Run the calls concurrently; each records into its own list, applied in order."""
+        sinks: list[list[Callable[[], None]]] = [[] for _ in group]
+
+        async def one(call: ToolCall, sink: list[Callable[[], None]]) -> None:
+            _SINK.set(sink)
+            await self.run_one(ctx, call)
+
+        outcomes = await asyncio.gather(
+            *(one(c, s) for c, s in zip(group, sinks, strict=True)), return_exceptions=True
+        )
+        failure: BaseException | None = None
+        for call, sink, outcome in zip(group, sinks, outcomes, strict=True):
+            for record in sink:
+                record()
+            if isinstance(outcome, BaseException):
+                failure = failure or outcome
+                if not sink:
+                    self._skip(ctx, call, f"{type(outcome).__name__}: {outcome}")
+        if failure is not None:
+            raise failure
 
     def _skip(self, ctx: RunContext, call: ToolCall, why: str) -> None:
         result = ToolResult.error(f"Not run: {why}.")
@@ -244,6 +278,23 @@ class ToolExecutor:
     ) -> None:
         """The result message for the model, and the call's row for the step's record.
         `proxy` is the read-only view of `call.args` that hooks were shown, if any."""
+        sink = _SINK.get()
+        if sink is not None:  # a concurrent call: recorded in call order once all are done
+            _SINK.set(None)
+            sink.append(
+                lambda: self._record(
+                    ctx,
+                    call,
+                    args,
+                    proxy,
+                    result,
+                    blocked=blocked,
+                    started=started,
+                    duration=duration,
+                    attempts=attempts,
+                )
+            )
+            return
         state = ctx.state
         messages = state.messages
         messages.append(
@@ -266,6 +317,20 @@ class ToolExecutor:
                 attempts=attempts,
             )
             ctx.emit(ToolFinished(state.position.step, execution))
+
+
+_SINK: ContextVar[list[Callable[[], None]] | None] = ContextVar("tool_record_sink", default=None)
+"""Set inside a concurrently running call: where its record waits for its turn."""
+
+
+def _concurrent_group(
+    ctx: RunContext, calls: tuple[ToolCall, ...], start: int
+) -> tuple[ToolCall, ...]:
+    """The calls from `start` on whose tools may run at the same time (at least one call)."""
+    end = start
+    while end < len(calls) and getattr(ctx.tools.get(calls[end].name), "concurrent", False):
+        end += 1
+    return calls[start : max(end, start + 1)]
 
 
 def _invalid(ctx: RunContext, call: ToolCall) -> ToolResult | None:

@@ -99,7 +99,12 @@ class StructuredOutput(Generic[T]):
         yield self.tool
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        common: dict[str, Any] = {"source": self.name, "timeout": None, "quiet": True}
+        common: dict[str, Any] = {
+            "source": self.name,
+            "timeout": None,
+            "quiet": True,
+            "inherit": "none",  # the parent's answer, not a subagent's
+        }
         yield make_hook(BEFORE_INFERENCE, self.shape_request, name="request", **common)
         yield make_hook(
             AFTER_TOOL, self.record_answer, name="answer", match=self.tool.name, **common

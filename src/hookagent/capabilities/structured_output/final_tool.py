@@ -18,6 +18,9 @@ ACCEPTED = "Final answer accepted."
 
 @final
 class FinalAnswerTool(Generic[T]):
+    inheritable = False
+    """Subagents do not get it: the answer it takes is the parent's."""
+
     def __init__(self, schema: OutputSchema[T], name: str) -> None:
         self.schema = schema
         self.name = name
