@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hookagent.hooks.decision import Decision
@@ -27,8 +27,12 @@ __all__ = ["canonical", "digest", "dump", "dump_field", "load", "load_field"]
 
 
 def _fallback(value: Any) -> Any:
+    """Read-only mappings and sequences (views of the run, windows of its history) as plain
+    objects and lists; anything else as its repr."""
     if isinstance(value, Mapping):
         return dict(value)
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return list(value)
     return repr(value)
 
 
