@@ -1,0 +1,19 @@
+"""Self-critique: a critic model judges each final answer before the run may end (see
+`capability`)."""
+
+from hookagent.capabilities.critique.capability import (
+    SELF_CRITIC,
+    CritiqueRecord,
+    OnCriticFailure,
+    SelfCritique,
+)
+from hookagent.capabilities.critique.critic import SYSTEM_PROMPT, Verdict
+
+__all__ = [
+    "SELF_CRITIC",
+    "SYSTEM_PROMPT",
+    "CritiqueRecord",
+    "OnCriticFailure",
+    "SelfCritique",
+    "Verdict",
+]
