@@ -178,9 +178,7 @@ class Agent:
 
     async def run_child(self, prompt: str, state: RunState) -> RunResult[Any]:
         """Run with a state prepared by a parent (a subagent's: its type, parent, depth)."""
-        return await self._execute(
-            prompt, state, setup=self._setup, approver=None, emit=None
-        )
+        return await self._execute(prompt, state, setup=self._setup, approver=None, emit=None)
 
     async def submit(
         self,

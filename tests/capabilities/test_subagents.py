@@ -263,3 +263,13 @@ def test_a_spec_naming_a_tool_the_parent_lacks_is_refused_when_it_starts() -> No
     with pytest.raises(h.ConfigError, match="nope"):
         capability.child_agent(spec)
     assert DEPTH.name == "subagents.depth"
+
+
+def test_an_agent_description_with_colons_reads_as_claude_code_writes_it(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "helper.md").write_text(
+        '---\nname: helper\ndescription: Use when asked. Examples: user: "fix it"\n---\nYou help.\n'
+    )
+    spec = AgentRegistry.discover(tmp_path).get("helper")
+    assert spec is not None and spec.description == 'Use when asked. Examples: user: "fix it"'

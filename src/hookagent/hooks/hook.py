@@ -39,6 +39,7 @@ Tier = Literal["system", "policy", "default", "audit"]
 TIERS: Final[dict[Tier, int]] = {"system": 0, "policy": 1, "default": 2, "audit": 3}
 HookFn: TypeAlias = Callable[..., "HookResult | Awaitable[HookResult | None] | None"]
 
+
 @final
 @dataclass(frozen=True, slots=True)
 class InheritFor:

@@ -1,7 +1,8 @@
 """Subagent specs, from Python or from markdown files in Claude Code's `.claude/agents/` form:
-front matter `name`, `description`, `tools` (a list or a comma-separated string; absent means
-the parent's tools), `model` (`inherit` or a `provider:model` name); the body is the system
-prompt."""
+front matter `name`, `description`, `tools` (a list or a comma-separated string; absent or
+null, `tools:` with nothing after it, means the parent's tools, and `[]` none), `model`
+(`inherit` or a `provider:model` name); the body is the system prompt. `hookagent.frontmatter`
+reads the front matter; other keys are ignored."""
 
 from __future__ import annotations
 
@@ -83,16 +84,14 @@ class AgentRegistry:
 
 def load_spec(path: Path) -> AgentSpec:
     fields, body = read_front_matter(path)
-    tools = fields.get("tools")
+    tools = fields.text_or_list("tools")
     if isinstance(tools, str):
         tools = [t.strip() for t in tools.split(",") if t.strip()]
-    if tools is not None and not isinstance(tools, list):
-        raise ConfigError("tools must be a list or a comma-separated string", file=str(path))
     return AgentSpec(
-        name=str(fields.get("name") or path.stem),
-        description=str(fields.get("description") or ""),
+        name=fields.text("name") or path.stem,
+        description=fields.loose_text("description") or "",
         system_prompt=body,
-        tools=tuple(str(t) for t in tools) if tools is not None else None,
-        model=str(fields.get("model") or "inherit"),
+        tools=tuple(tools) if tools is not None else None,
+        model=fields.text("model") or "inherit",
         source=str(path),
     )
