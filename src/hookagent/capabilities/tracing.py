@@ -1,0 +1,224 @@
+"""`Tracing`: OpenTelemetry spans for runs, steps, model calls and tool calls, with every
+hook decision as a span event.
+
+    run (hookagent.run) ─ step (hookagent.step) ─┬─ model call (hookagent.model)
+                                                 └─ tool call  (hookagent.tool)
+
+Spans are opened and closed by audit-tier observer hooks that run after every other hook
+(`always`), so they see each fold's final outcome and never change it. A subagent's run is a
+child of the parent's tool span (the tool runs it in the same context). Needs the `otel`
+extra (`opentelemetry-api`); without a configured SDK the spans cost next to nothing, and an
+agent without `Tracing` runs no tracing code at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final, final
+
+from hookagent.errors import ConfigError
+from hookagent.hooks.events import (
+    InferenceEvent,
+    InferenceResultEvent,
+    RunEvent,
+    StepEndEvent,
+    StepEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.points import (
+    AFTER_INFERENCE,
+    AFTER_STEP,
+    AFTER_TOOL,
+    BEFORE_INFERENCE,
+    BEFORE_STEP,
+    BEFORE_TOOL,
+    EXECUTION_END,
+    EXECUTION_START,
+    HookPoint,
+)
+from hookagent.kernel.view import RunView
+from hookagent.tools.base import Tool
+
+__all__ = ["Tracing"]
+
+PREFIX: Final = "hookagent"
+
+
+@dataclass(slots=True)
+class _Spans:
+    """The open spans of one run, and how many of its decisions became span events."""
+
+    run: Any
+    token: Any
+    step: Any = None
+    model: Any = None
+    tools: dict[str, tuple[Any, Any]] = field(default_factory=dict[str, tuple[Any, Any]])
+    """call id → (span, context token)."""
+    reported: int = 0
+
+
+@final
+class Tracing:
+    name = "tracing"
+
+    def __init__(self, tracer_provider: Any = None, *, tracer_name: str = PREFIX) -> None:
+        try:
+            from opentelemetry import context, trace
+        except ImportError as exc:
+            raise ConfigError(
+                "tracing needs OpenTelemetry: pip install 'hookagent[otel]'", key="Tracing"
+            ) from exc
+        self._trace = trace
+        self._context = context
+        self.tracer = trace.get_tracer(tracer_name, tracer_provider=tracer_provider)
+        self._runs: dict[str, _Spans] = {}
+
+    def tools(self) -> Iterable[Tool]:
+        return ()
+
+    def hooks(self) -> Iterable[Hook[Any]]:
+        plan: list[tuple[HookPoint[Any], Any]] = [
+            (EXECUTION_START, self.run_started),
+            (BEFORE_STEP, self.step_started),
+            (BEFORE_INFERENCE, self.model_started),
+            (AFTER_INFERENCE, self.model_ended),
+            (BEFORE_TOOL, self.tool_started),
+            (AFTER_TOOL, self.tool_ended),
+            (AFTER_STEP, self.step_ended),
+            (EXECUTION_END, self.run_ended),
+        ]
+        for point, fn in plan:
+            yield make_hook(
+                point,
+                fn,
+                name=point.name,
+                source=self.name,
+                tier="audit",
+                kind="observer",
+                always=True,
+                timeout=None,
+            )
+
+    # -- hooks ------------------------------------------------------------------------
+    def run_started(self, event: RunEvent) -> None:
+        run = event.run
+        span = self.tracer.start_span(f"{PREFIX}.run", attributes=_run_attributes(run))
+        token = self._context.attach(self._trace.set_span_in_context(span))
+        self._runs[run.run_id] = _Spans(run=span, token=token)
+
+    def step_started(self, event: StepEvent) -> None:
+        spans = self._runs.get(event.run.run_id)
+        if spans is not None:
+            spans.step = self._child(spans.run, "step", {"hookagent.step": event.step})
+
+    def model_started(self, event: InferenceEvent) -> None:
+        spans = self._runs.get(event.run.run_id)
+        if spans is not None:
+            spans.model = self._child(
+                spans.step or spans.run, "model", {"hookagent.step": event.step}
+            )
+
+    def model_ended(self, event: InferenceResultEvent) -> None:
+        spans = self._runs.get(event.run.run_id)
+        if spans is None or spans.model is None:
+            return
+        usage = event.response.usage
+        spans.model.set_attributes(
+            {
+                "gen_ai.response.model": event.response.model_name or "",
+                "gen_ai.usage.input_tokens": usage.input_tokens,
+                "gen_ai.usage.output_tokens": usage.output_tokens,
+                "hookagent.attempt": event.attempt,
+            }
+        )
+        spans.model.end()
+        spans.model = None
+
+    def tool_started(self, event: ToolCallEvent) -> None:
+        spans = self._runs.get(event.run.run_id)
+        if spans is None:
+            return
+        attributes = {"hookagent.tool": event.tool_name, "hookagent.call_id": event.call_id}
+        span = self._child(spans.step or spans.run, "tool", attributes)
+        # A subagent started by this call runs in this context: its run span nests here.
+        token = self._context.attach(self._trace.set_span_in_context(span))
+        spans.tools[event.call_id] = (span, token)
+
+    def tool_ended(self, event: ToolResultEvent) -> None:
+        spans = self._runs.get(event.run.run_id)
+        if spans is None:
+            return
+        self._end_tool(spans, event.call_id, error=event.result.is_error)
+
+    def step_ended(self, event: StepEndEvent) -> None:
+        spans = self._runs.get(event.run.run_id)
+        if spans is None:
+            return
+        for call_id in list(spans.tools):  # blocked calls never reach after_tool
+            self._end_tool(spans, call_id, error=True)
+        if spans.model is not None:  # a model call that failed
+            spans.model.end()
+            spans.model = None
+        self._report(spans, event.run, spans.step or spans.run)
+        if spans.step is not None:
+            spans.step.set_attribute("hookagent.step.kind", event.record.kind)
+            spans.step.end()
+            spans.step = None
+
+    def run_ended(self, event: RunEvent) -> None:
+        spans = self._runs.pop(event.run.run_id, None)
+        if spans is None:
+            return
+        run = event.run
+        self._report(spans, run, spans.run)
+        spans.run.set_attributes(
+            {
+                "hookagent.status": run.status,
+                "hookagent.stop_reason": run.stop_reason or "",
+                "gen_ai.usage.input_tokens": run.usage.input_tokens,
+                "gen_ai.usage.output_tokens": run.usage.output_tokens,
+            }
+        )
+        if run.status == "failed":
+            spans.run.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
+        spans.run.end()
+        self._context.detach(spans.token)
+
+    # -- helpers ----------------------------------------------------------------------
+    def _child(self, parent: Any, kind: str, attributes: dict[str, Any]) -> Any:
+        context = self._trace.set_span_in_context(parent)
+        return self.tracer.start_span(f"{PREFIX}.{kind}", context=context, attributes=attributes)
+
+    def _end_tool(self, spans: _Spans, call_id: str, *, error: bool) -> None:
+        found = spans.tools.pop(call_id, None)
+        if found is None:
+            return
+        span, token = found
+        span.set_attribute("hookagent.tool.error", error)
+        span.end()
+        self._context.detach(token)
+
+    def _report(self, spans: _Spans, run: RunView, span: Any) -> None:
+        """The decisions recorded since the last report, as events on `span`."""
+        decisions = run.decisions
+        for decision in decisions[spans.reported :]:
+            attributes = {
+                "hookagent.point": decision.point,
+                "hookagent.outcome": decision.outcome,
+                "hookagent.hook": decision.hook or "",
+                "hookagent.reason": decision.reason or "",
+                "hookagent.call_id": decision.call_id or "",
+            }
+            span.add_event(f"{PREFIX}.decision", attributes=attributes)
+        spans.reported = len(decisions)
+
+
+def _run_attributes(run: RunView) -> dict[str, Any]:
+    return {
+        "hookagent.run_id": run.run_id,
+        "hookagent.agent_type": run.agent_type,
+        "hookagent.parent_run_id": run.parent_run_id or "",
+    }
