@@ -1,0 +1,543 @@
+"""`ToolGate`: hookagent's hook engine around any function, without hookagent's loop.
+
+The same hooks an agent runs at its tool points (in-process, or Claude Code command hooks
+from settings files) run around a call of any function: before_tool may block the call,
+rewrite its arguments or ask a human; after_tool may replace the result or ask for the call
+to run again. Nothing here folds or settles: every call goes through the kernel's own
+`Dispatcher` over a run state kept per session, so decisions, asks (permission_request hooks,
+then the approver), hook timeouts and decision records are exactly those of an agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import inspect
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from os import PathLike
+from time import perf_counter
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, Self, TypeVar, Unpack, final, overload
+
+from hookagent.errors import ConfigError
+from hookagent.gate.result import GateResult
+from hookagent.hooks.decision import Decision
+from hookagent.hooks.events import RunEvent, ToolCallEvent, ToolResultEvent
+from hookagent.hooks.hook import Hook, HookFn, HookOptions, make_hook
+from hookagent.hooks.points import (
+    AFTER_TOOL,
+    BEFORE_TOOL,
+    EXECUTION_END,
+    NOTIFICATION,
+    PERMISSION_REQUEST,
+    HookPoint,
+)
+from hookagent.hooks.registry import HookRegistry
+from hookagent.hooks.result import StopReason
+from hookagent.hooks.watch import HookWatch
+from hookagent.kernel.approval import Approver
+from hookagent.kernel.context import Budgets
+from hookagent.kernel.dispatch import Dispatcher
+from hookagent.kernel.result import DecisionLog
+from hookagent.kernel.state import RunState
+from hookagent.kernel.stream import DecisionMade, StreamEvent
+from hookagent.kernel.tool_executor import _with_context  # the agent's reminder format
+from hookagent.kernel.view import RunView
+from hookagent.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from hookagent.claude.options import ClaudeHookOptions
+
+__all__ = ["GATE_POINTS", "ToolGate"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+E = TypeVar("E")
+log = logging.getLogger("hookagent.gate")
+
+GATE_POINTS: Final[tuple[HookPoint[Any], ...]] = (
+    BEFORE_TOOL,
+    AFTER_TOOL,
+    PERMISSION_REQUEST,
+    NOTIFICATION,
+)
+"""The points a gate fires: around the call, and while a question waits for an answer."""
+
+
+@final
+class ToolGate:
+    """Hooks around calls of any function: `await gate.call(name, args, execute=fn)`.
+
+    Register hooks with `on` (or `hook`), Claude Code settings files with `with_settings`;
+    answer `ask`s with `approver` (else a question no permission_request hook answers is
+    denied, as in a run without an approver). Calls in one `session` share a run state:
+    hooks see earlier decisions and metadata there (`run.decisions`, `run.metadata`); the
+    default session's run id is `run_id`, a named session's is `<run_id>:<session>`.
+    """
+
+    def __init__(
+        self,
+        *,
+        approver: Approver | None = None,
+        run_id: str | None = None,
+        retries: int = 3,
+    ) -> None:
+        self.run_id = run_id or uuid.uuid4().hex
+        self.approver = approver
+        self._budgets = Budgets(retries=retries)
+        self._registry = HookRegistry()
+        self._sessions: dict[str | None, RunState] = {}
+        """Per session, the run state its calls share (decisions, metadata)."""
+        self._tick: float | None = None
+        self._tick_known = False
+
+    # -- registration -------------------------------------------------------------------
+    def on(self, point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Self:
+        """Register `fn` at `point` (before_tool, after_tool, permission_request or
+        notification); `options` as for `make_hook` (match, priority, tier, kind, timeout,
+        on_failure, always, blocking, quiet, name)."""
+        self._check_point(point, "on")
+        return self.hook(make_hook(point, fn, **options))
+
+    def hook(self, hook: Hook[Any]) -> Self:
+        """Register a hook built elsewhere (with `make_hook`, or a capability's `hooks()`)."""
+        if not isinstance(hook, Hook):
+            raise ConfigError(f"{hook!r} is not a hook (build one with make_hook)", key="hook")
+        self._check_point(hook.point, f"hook {hook.id}")
+        self._add(hook)
+        return self
+
+    def with_settings(
+        self,
+        *files: str | PathLike[str],
+        project_dir: str | PathLike[str] = ".",
+        discover: bool = False,
+        plugins: Iterable[str | PathLike[str]] = (),
+        options: ClaudeHookOptions | None = None,
+    ) -> Self:
+        """Run the Claude Code command hooks of these settings files around every call:
+        PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest and Notification,
+        as `AgentBuilder.with_settings` installs them (the arguments are the same). Events
+        of an agent's loop (Stop, UserPromptSubmit, SessionStart…) have nothing to fire
+        them here and are left out. Call `aclose()` (or `end(session)`) when done, so the
+        transcript is flushed and `async` handlers are waited for."""
+        from hookagent.claude.bridge import ClaudeHooks
+        from hookagent.claude.options import ClaudeHookOptions as Options
+        from hookagent.claude.sources import discover as find
+
+        settings = find(project_dir, explicit=files, plugin_dirs=plugins, include_standard=discover)
+        claude = ClaudeHooks(settings, options or Options(project_dir=str(project_dir)))
+        left_out: list[str] = []
+        for hook in claude.hooks():
+            if hook.point in GATE_POINTS or hook.point is EXECUTION_END:
+                self._add(hook)  # execution_end: the Claude session ends with the gate's
+            else:
+                left_out.append(hook.name)
+        if left_out:
+            log.info("hooks of %s not run by a tool gate: %s", files, ", ".join(left_out))
+        return self
+
+    @property
+    def hooks(self) -> tuple[Hook[Any], ...]:
+        """Every registered hook, point by point, in the order each point runs them."""
+        return tuple(self._registry)
+
+    def _add(self, hook: Hook[Any]) -> None:
+        self._registry.add(hook)
+        self._tick_known = False
+
+    @staticmethod
+    def _check_point(point: object, key: str) -> None:
+        if not isinstance(point, HookPoint):
+            raise ConfigError(
+                f"{point!r} is not a hook point (use e.g. hookagent.BEFORE_TOOL)", key=key
+            )
+        if point not in GATE_POINTS:
+            names = ", ".join(p.name for p in GATE_POINTS)
+            raise ConfigError(
+                f"a tool gate fires only {names}; {point.name} belongs to an agent's loop",
+                key=key,
+                value=point.name,
+            )
+
+    # -- calls ----------------------------------------------------------------------------
+    async def call(
+        self,
+        tool_name: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        execute: Callable[..., Any],
+        invocation_id: str | None = None,
+        session: str | None = None,
+        raise_errors: bool = False,
+    ) -> GateResult:
+        """Run before_tool hooks, then `execute(**args)` (sync or async) with the arguments
+        as they left the hooks, then after_tool hooks; exactly the sequence of an agent's
+        tool call. A block (or a denied ask) skips `execute` and gives an error result;
+        an exception from `execute` becomes an error result too (`Tool 'x' failed: …`),
+        after_tool hooks included, unless `raise_errors` makes it propagate once they ran.
+        `invocation_id` is the call's id in events and records (a new UUID if None)."""
+        call_id = invocation_id or str(uuid.uuid4())
+        state = self._session(session)
+        decisions: list[Decision] = []
+
+        def collect(event: StreamEvent) -> None:
+            if isinstance(event, DecisionMade):
+                decisions.append(event.decision)
+
+        tick = self._watch_tick()
+        watch = HookWatch(tick) if tick is not None else None
+        view = RunView(state)
+        hooks = Dispatcher(
+            self._registry, state, view, approver=self.approver, emit=collect, watch=watch
+        )
+        if watch is not None:
+            task = asyncio.current_task()
+            assert task is not None, "a gate call runs inside a task"
+            watch.track(task)  # hook timeouts: the watchdog follows this task's folds
+        try:
+            call = _Call(hooks, view, call_id, tool_name, execute, self._budgets.retries)
+            result = await call.run(MappingProxyType(dict(args or {})))
+        finally:
+            if watch is not None:
+                await watch.close()
+        if raise_errors and call.error is not None and result.is_error:
+            raise call.error
+        return GateResult(
+            invocation_id=call_id,
+            tool_name=tool_name,
+            args=call.args,
+            result=result,
+            value=call.output if result is call.pristine else result.content,
+            blocked=call.blocked,
+            decisions=DecisionLog(decisions),
+            attempts=call.attempts,
+            duration=call.duration,
+            error=call.error,
+            contexts=call.contexts,
+            stop_reason=call.stop_reason,
+            stop_message=call.stop_message,
+        )
+
+    def call_sync(
+        self,
+        tool_name: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        execute: Callable[..., Any],
+        invocation_id: str | None = None,
+        session: str | None = None,
+        raise_errors: bool = False,
+    ) -> GateResult:
+        """`call` for code without an event loop. Called where a loop is running (a sync
+        tool that a framework calls from async code), the call runs on its own loop in a
+        worker thread and this thread waits, as it would for the sync function itself."""
+        return _run_sync(
+            self.call(
+                tool_name,
+                args,
+                execute=execute,
+                invocation_id=invocation_id,
+                session=session,
+                raise_errors=raise_errors,
+            )
+        )
+
+    @overload
+    def wrap(
+        self,
+        fn: Callable[P, Awaitable[R]],
+        *,
+        name: str | None = None,
+        raise_errors: bool = False,
+    ) -> Callable[P, Coroutine[Any, Any, R | str]]: ...
+    @overload
+    def wrap(
+        self, fn: Callable[P, R], *, name: str | None = None, raise_errors: bool = False
+    ) -> Callable[P, R | str]: ...
+    @overload
+    def wrap(
+        self, fn: None = None, *, name: str | None = None, raise_errors: bool = False
+    ) -> Callable[[Callable[P, R]], Callable[P, Any]]: ...
+    def wrap(
+        self,
+        fn: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        raise_errors: bool = False,
+    ) -> Any:
+        """`fn` with every call going through the gate, as tool `name` (default: the
+        function's name); usable as `@gate.wrap` or `@gate.wrap(name=...)`. The arguments,
+        positional ones bound to their names, are the call's `args`. An async function gives
+        an async wrapper, a sync one a sync wrapper (see `call_sync`); the signature,
+        name and docstring are kept, so a framework's tool decorator can be put on top.
+
+        The wrapper returns `GateResult.value`: the function's return value, or the text
+        the model should read when hooks had a say (a block, a replaced result, context)
+        or the function raised (unless `raise_errors`)."""
+        if fn is None:
+            return functools.partial(self.wrap, name=name, raise_errors=raise_errors)
+        tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        bind = _binder(fn, tool_name)
+        if _is_async(fn):
+
+            @functools.wraps(fn)
+            async def wrapped_async(*args: Any, **kwargs: Any) -> Any:
+                result = await self.call(
+                    tool_name, bind(args, kwargs), execute=fn, raise_errors=raise_errors
+                )
+                return result.value
+
+            return wrapped_async
+
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            result = self.call_sync(
+                tool_name, bind(args, kwargs), execute=fn, raise_errors=raise_errors
+            )
+            return result.value
+
+        return wrapped
+
+    # -- sessions -------------------------------------------------------------------------
+    def state(self, session: str | None = None) -> RunState:
+        """The run state of a session: its decisions so far, the metadata hooks set."""
+        return self._session(session)
+
+    def decisions(self, session: str | None = None) -> DecisionLog:
+        """Every decision recorded in a session, across its calls."""
+        return DecisionLog(self._session(session).decisions)
+
+    async def end(self, session: str | None = None) -> None:
+        """End a session: execution_end hooks run (Claude Code settings: the transcript is
+        flushed, `async` handlers are waited for) and its state is dropped."""
+        state = self._sessions.pop(session, None)
+        if state is None or not self._registry.at(EXECUTION_END):
+            return
+        state.finish("completed", "completed")
+        view = RunView(state)
+        hooks = Dispatcher(self._registry, state, view, approver=None, emit=None, watch=None)
+        await hooks.fire(EXECUTION_END, RunEvent(run=view))
+
+    async def aclose(self) -> None:
+        """End every session."""
+        for session in list(self._sessions):
+            await self.end(session)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _session(self, session: str | None) -> RunState:
+        state = self._sessions.get(session)
+        if state is None:
+            run_id = self.run_id if session is None else f"{self.run_id}:{session}"
+            state = self._sessions[session] = RunState(run_id=run_id, session_id=session)
+            state.position.phase = "tool"
+        return state
+
+    def _watch_tick(self) -> float | None:
+        """How often the watchdog looks, as an agent sets it: a tenth of the shortest timeout
+        of an async hook (None: no hook to watch)."""
+        if not self._tick_known:
+            timeouts = [h.timeout for h in self._registry if h.is_async and h.timeout is not None]
+            self._tick = min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None
+            self._tick_known = True
+        return self._tick
+
+    def __repr__(self) -> str:
+        return f"ToolGate(run_id={self.run_id!r}, hooks={len(self._registry)})"
+
+
+@final
+class _Call:
+    """One call's way through the hooks: the tool executor's sequence, on a dispatcher."""
+
+    __slots__ = (
+        "args",
+        "attempts",
+        "blocked",
+        "contexts",
+        "duration",
+        "error",
+        "execute",
+        "hooks",
+        "id",
+        "name",
+        "output",
+        "pristine",
+        "retries",
+        "stop_message",
+        "stop_reason",
+        "view",
+    )
+
+    def __init__(
+        self,
+        hooks: Dispatcher,
+        view: RunView,
+        call_id: str,
+        name: str,
+        execute: Callable[..., Any],
+        retries: int,
+    ) -> None:
+        self.hooks, self.view, self.id, self.name = hooks, view, call_id, name
+        self.execute, self.retries = execute, retries
+        self.args: Mapping[str, Any] = MappingProxyType({})
+        self.blocked = False
+        self.attempts = 0
+        self.duration = 0.0
+        self.error: BaseException | None = None
+        self.output: Any = None
+        self.pristine: ToolResult | None = None
+        """The result the function's return value made, while no hook has replaced it."""
+        self.contexts: tuple[str, ...] = ()
+        self.stop_reason: StopReason | None = None
+        self.stop_message: str | None = None
+
+    async def run(self, args: Mapping[str, Any]) -> ToolResult:
+        hooks = self.hooks
+        self.args = args
+        if hooks.wants(BEFORE_TOOL):
+            before, event = await hooks.fire(
+                BEFORE_TOOL,
+                ToolCallEvent(
+                    run=self.view, step=0, call_id=self.id, tool_name=self.name, args=args
+                ),
+            )
+            self.args, self.contexts = event.args, before.contexts
+            if before.outcome in ("block", "stop"):
+                if before.outcome == "stop":
+                    self._stop(before)
+                self.blocked = True
+                message = f"Tool call {self.name!r} was blocked by {before.hook}: {before.reason}"
+                return _with_context(ToolResult.error(message), self.contexts)
+        started = perf_counter()
+        try:
+            return await self._run_with_hooks()
+        finally:
+            self.duration = perf_counter() - started
+
+    async def _run_with_hooks(self) -> ToolResult:
+        hooks = self.hooks
+        while True:
+            self.attempts += 1
+            started = perf_counter()
+            result = await self._execute()
+            if not hooks.wants(AFTER_TOOL):
+                return self._final(result, self.contexts)
+            after, event = await hooks.fire(
+                AFTER_TOOL,
+                ToolResultEvent(
+                    run=self.view,
+                    step=0,
+                    call_id=self.id,
+                    tool_name=self.name,
+                    args=self.args,
+                    result=result,
+                    duration=perf_counter() - started,
+                    attempt=self.attempts,
+                ),
+            )
+            final = self._final(event.result, (*self.contexts, *after.contexts))
+            self.contexts = (*self.contexts, *after.contexts)
+            if after.outcome == "stop":
+                self._stop(after)
+            if after.outcome != "retry":
+                return final
+            if self.attempts > self.retries:
+                self.stop_reason = "retry_limit"
+                self.stop_message = (
+                    f"after_tool hooks asked to retry {self.name!r} more than "
+                    f"{self.retries} times (retry budget); last reason: {after.reason}"
+                )
+                return final
+
+    async def _execute(self) -> ToolResult:
+        self.error, self.output = None, None
+        try:
+            value = self.execute(**self.args)
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception as exc:
+            self.error = exc
+            self.pristine = None
+            return ToolResult.error(f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}")
+        self.output = value
+        self.pristine = ToolResult.of(value)
+        return self.pristine
+
+    def _final(self, result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:
+        final = _with_context(result, contexts)
+        if final is not self.pristine:
+            self.pristine = None
+        return final
+
+    def _stop(self, decision: Decision) -> None:
+        """What `RunState.stop_by` would record; the caller's loop decides what to do."""
+        if self.stop_reason is None:
+            self.stop_reason = decision.stop_reason or "hook_stop"
+            self.stop_message = f"{decision.reason} (hook {decision.hook} at {decision.point})"
+
+
+def _is_async(fn: Any) -> bool:
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(fn, "__call__", None)  # noqa: B004  # callable objects with async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _binder(
+    fn: Callable[..., Any], tool_name: str
+) -> Callable[[tuple[Any, ...], dict[str, Any]], dict[str, Any]]:
+    """Turns a wrapper's (args, kwargs) into the call's named arguments."""
+    try:
+        signature: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        signature = None
+    if signature is not None:
+        unnamed = [
+            p.name
+            for p in signature.parameters.values()
+            if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)
+        ]
+        if unnamed:
+            raise ConfigError(
+                f"a gated function takes its arguments by name; {', '.join(unnamed)} cannot be",
+                key=f"wrap {tool_name}",
+            )
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        if signature is None:
+            if args:
+                raise TypeError(f"{tool_name}() takes its arguments by name")
+            return kwargs
+        named: dict[str, Any] = {}
+        for key, value in signature.bind(*args, **kwargs).arguments.items():
+            if signature.parameters[key].kind is inspect.Parameter.VAR_KEYWORD:
+                named.update(value)
+            else:
+                named[key] = value
+        return named
+
+    return bind
+
+
+@functools.cache
+def _workers() -> concurrent.futures.ThreadPoolExecutor:
+    """Runs sync calls made where an event loop is already running, each on a loop of its
+    own (made on first use)."""
+    return concurrent.futures.ThreadPoolExecutor(thread_name_prefix="hookagent-gate")
+
+
+def _run_sync(coro: Coroutine[Any, Any, GateResult]) -> GateResult:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    return _workers().submit(asyncio.run, coro).result()
