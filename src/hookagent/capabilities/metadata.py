@@ -41,7 +41,9 @@ class MetadataPolicy:
     max_keys: int = 50
     """How many keys run metadata may hold outside the reserved ones before a new key is
     refused (overwriting an existing key is always allowed)."""
-    reserved: frozenset[str] = frozenset({"tasks", "skills", "self_critic"})
+    reserved: frozenset[str] = frozenset(
+        {"tasks", "skills", "self_critic", "active_intent", "observed_files", "cost_usd"}
+    )
     """Keys other capabilities own: readable, never written by the model."""
 
     def user_keys(self, metadata: Mapping[str, Any]) -> list[str]:
