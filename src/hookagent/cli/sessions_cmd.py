@@ -62,12 +62,16 @@ ResumeOpt = Annotated[
 
 
 def register(app: typer.Typer) -> None:
-    """Add `sessions`, `approve`, `deny`, `resume` and `worker` to the `hookagent` command."""
+    """Add `sessions`, `approve`, `deny`, `resume`, `worker` and `replay` to the `hookagent`
+    command."""
     app.add_typer(sessions_app, name="sessions")
     app.command("approve")(approve)
     app.command("deny")(deny)
     app.command("resume")(resume)
     app.command("worker")(worker)
+    from hookagent.cli.replay_cmd import replay_command
+
+    app.command("replay")(replay_command)
 
 
 # -- sessions ls / show / fork ----------------------------------------------------------------

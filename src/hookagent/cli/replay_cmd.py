@@ -1,0 +1,71 @@
+"""`hookagent replay ID`: a recorded run's hook folds through today's hooks and settings,
+with the model and tools answered from the record; every decision that changed is printed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from hookagent.cli.agent_spec import build_agent, options_of
+from hookagent.cli.store_access import existing, guard, in_store
+from hookagent.durable.replay import ReplayReport, load_recording, replay
+from hookagent.durable.sessions import find_run
+from hookagent.store.base import Store
+
+__all__ = ["replay_command"]
+
+
+def replay_command(
+    key: Annotated[str, typer.Argument(metavar="ID", help="A run id, or a session (id or name).")],
+    settings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--settings",
+            "-s",
+            metavar="FILE",
+            help="Replay under these Claude Code settings files instead of the run's own.",
+        ),
+    ] = None,
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option("--plugin", "-p", metavar="FILE_OR_MODULE", help="Use these plugins instead."),
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option("--store", metavar="URL", help="The store (default: .hookagent).")
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    fail_on_change: Annotated[
+        bool, typer.Option("--fail-on-change", help="Exit 1 if any decision changed.")
+    ] = False,
+) -> None:
+    """Re-run a recorded run's hooks with today's hooks and settings (no model, no tool) and
+    print every decision that changed: point, call, before → after, which hook."""
+
+    async def go(opened: Store) -> ReplayReport:
+        run = await find_run(opened, key)
+        options = options_of(run)
+        if settings is not None:
+            options = dataclasses.replace(options, settings=tuple(settings))
+        if plugin is not None:
+            options = dataclasses.replace(options, plugins=tuple(plugin))
+        agent, _ = build_agent(options)
+        return await replay(await load_recording(opened, run.id), agent)
+
+    def run() -> int:
+        report = in_store(existing(store), go)
+        if json_output:
+            sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        else:
+            for change in report.changes:
+                typer.echo(change.line())
+            typer.echo(
+                f"{len(report.changes)} decision(s) changed "
+                f"({report.decisions_before} recorded, {report.decisions_after} now)"
+            )
+        return 1 if fail_on_change and report.changes else 0
+
+    raise typer.Exit(guard(run))
