@@ -149,6 +149,14 @@ class RunView:
         return self._state.stop_reason
 
     @property
+    def stop_message(self) -> str | None:
+        return self._state.stop_message
+
+    @property
+    def error(self) -> str | None:
+        return self._state.error
+
+    @property
     def stop_block_streak(self) -> int:
         return self._state.stop_block_streak
 
