@@ -55,6 +55,9 @@ class RunOptions:
     root: str | None = None
     allow_bash: bool = False
     read_only: bool = False
+    approvals: bool = False
+    """Install `Approvals` for the project in `cwd`: the permission rules of its Claude Code
+    settings, and an ask before destructive calls no rule allows."""
     base_url: str | None = None
     session: str | None = None
     """Keep the run in this session of the store (continued if it exists)."""
@@ -85,6 +88,10 @@ def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent,
         )
     if options.cwd is not None and options.cwd not in sys.path:
         sys.path.insert(0, options.cwd)  # module plugins are found where the run started
+    if options.approvals:
+        from hookagent.capabilities.approvals import Approvals
+
+        builder.with_(Approvals(project_dir=options.cwd or "."))
     apply_plugins(builder, options.plugins)
     # After the plugins, so a flag given on the command line has the last word.
     limits: dict[str, Any] = {
@@ -177,6 +184,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
         "root": (str,),
         "allow_bash": (bool,),
         "read_only": (bool,),
+        "approvals": (bool,),
         "base_url": (str,),
         "cwd": (str,),
     }

@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 from rich.console import Console
@@ -30,8 +30,14 @@ from rich.console import Console
 from hookagent.cli.agent_spec import RunOptions, build_agent
 from hookagent.errors import ConfigError, StoreError
 from hookagent.kernel.result import RunResult
+from hookagent.kernel.stream import RunFinished
 from hookagent.models.base import Model
 from hookagent.models.scripted import ScriptedModel
+
+if TYPE_CHECKING:
+    from hookagent.agent import Agent
+    from hookagent.cli.render import LiveRenderer
+    from hookagent.kernel.approval import Approver
 
 __all__ = ["RunOptions", "app", "main"]
 
@@ -115,6 +121,15 @@ def run(
     read_only: Annotated[
         bool, typer.Option("--read-only", help="File tools without Write and Edit.")
     ] = False,
+    approvals: Annotated[
+        bool,
+        typer.Option(
+            "--approvals",
+            help="Decide each tool call by the permissions.allow/deny/ask rules of "
+            ".claude/settings.json and .claude/settings.local.json; ask before destructive "
+            "calls no rule allows (at the terminal, or through the store with --session).",
+        ),
+    ] = False,
     plugin: Annotated[
         list[str] | None,
         typer.Option(
@@ -161,6 +176,7 @@ def run(
         base_url=base_url,
         allow_bash=allow_bash,
         read_only=read_only,
+        approvals=approvals,
         session=session,
         store=store,
     )
@@ -174,6 +190,7 @@ def _hooks_app() -> typer.Typer:
 
 
 app.add_typer(_hooks_app(), name="hooks")
+app.add_typer(__import__("hookagent.cli.audit_cmd").cli.audit_cmd.audit_app, name="audit")
 
 
 def _sessions_commands() -> None:
@@ -203,15 +220,47 @@ def execute(options: RunOptions) -> int:
 
         return run_in_session(replace(options, cwd=options.cwd or os.getcwd()))
     agent, model = build_agent(options)
+    approver = _terminal_approver(agent)
     if options.json:
-        result = agent.run_sync(options.prompt)
+        result = agent.run_sync(options.prompt, approver=approver)
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
     else:
-        from hookagent.cli.render import LiveRenderer, stream_run
+        from hookagent.cli.render import LiveRenderer
 
-        result = asyncio.run(stream_run(agent, options.prompt, LiveRenderer(_console())))
+        renderer = LiveRenderer(_console())
+        result = asyncio.run(_stream_run(agent, options.prompt, renderer, approver))
     _warn_unused(model)
     return exit_code(result)
+
+
+def _terminal_approver(agent: Agent) -> Approver | None:
+    """Questions are asked at the terminal when there is one to ask at (stdin and stdout
+    are terminals; a run kept in a store answers through the store instead). `Approvals`
+    installed in the agent see the answers, to remember them or save rules."""
+    if not all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout)):
+        return None
+    from hookagent.capabilities.approvals import remembering
+    from hookagent.cli.prompt import TerminalApprover
+
+    return remembering(agent, TerminalApprover())
+
+
+async def _stream_run(
+    agent: Agent, prompt: str, renderer: LiveRenderer, approver: Approver | None
+) -> RunResult:
+    """`render.stream_run`, with questions answered by `approver`."""
+    if approver is None:
+        from hookagent.cli.render import stream_run
+
+        return await stream_run(agent, prompt, renderer)
+    result: RunResult | None = None
+    async for event in agent.stream(prompt, approver=approver):
+        renderer.show(event)
+        if isinstance(event, RunFinished):
+            result = event.result
+    if result is None:
+        raise RuntimeError("the run's stream ended without a RunFinished event")
+    return result
 
 
 def exit_code(result: RunResult) -> int:
