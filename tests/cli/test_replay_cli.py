@@ -78,3 +78,21 @@ def test_replay_reports_a_rule_that_now_denies(tmp_path: Path) -> None:
         "reason": "pushes need review",
     }
     assert hookagent(tmp_path, "replay", "nope").returncode == 2
+
+
+def test_replay_from_an_audit_trail_file(tmp_path: Path) -> None:
+    audited = PLUGIN.replace("{verdict}", 'context("ok to push")').replace(
+        "def configure(builder):",
+        "def configure(builder):\n"
+        "    from hookagent.capabilities.audit import AuditTrail\n"
+        "    builder.with_(AuditTrail('audit.jsonl'))",
+    )
+    (tmp_path / "old.py").write_text(audited)
+    (tmp_path / "new.py").write_text(PLUGIN.replace("{verdict}", 'block("pushes need review")'))
+    (tmp_path / "turns.json").write_text(json.dumps(SCRIPT))
+    ran = hookagent(tmp_path, "run", "push", "--model", "scripted:turns.json", "--plugin", "old.py")
+    assert ran.returncode == 0, ran.stderr
+    changed = hookagent(tmp_path, "replay", "audit.jsonl", "--plugin", "new.py", "--json")
+    assert changed.returncode == 0, changed.stderr
+    [change] = json.loads(changed.stdout)["changes"]
+    assert (change["before"], change["after"]) == ("context by user:policy", "block by user:policy")

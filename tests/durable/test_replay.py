@@ -85,3 +85,25 @@ async def test_a_call_let_through_today_that_the_record_blocked_runs_nothing() -
     assert CALLS == []
     [change] = report.changes
     assert (change.before, change.after) == ("block by user:deny_push", "none")
+
+
+async def test_replay_from_an_audit_trail_reports_the_same_change(tmp_path: Any) -> None:
+    from hookagent.capabilities.audit import AuditTrail
+    from hookagent.durable.replay_audit import recording_from_audit
+
+    trail = tmp_path / "audit.jsonl"
+    builder = h.AgentBuilder().model(script()).tools(bash).with_(AuditTrail(trail))
+    original = await builder.on(h.BEFORE_TOOL, note_push, match="bash").build().run("ship")
+    CALLS.clear()
+    recording = recording_from_audit(trail)
+    assert recording.run_id == original.run_id and recording.prompt == "ship"
+    report = await replay(recording, agent(None, deny_push))
+    assert CALLS == []
+    [change] = report.changes
+    assert (change.before, change.after) == ("context by user:note_push", "block by user:deny_push")
+    lines = trail.read_text().splitlines()
+    trail.write_text("\n".join([*lines[:3], *lines[4:]]) + "\n")  # a record deleted
+    import pytest
+
+    with pytest.raises(h.ConfigError, match="does not verify"):
+        recording_from_audit(trail)

@@ -1,26 +1,39 @@
 """`hookagent replay ID`: a recorded run's hook folds through today's hooks and settings,
-with the model and tools answered from the record; every decision that changed is printed."""
+with the model and tools answered from the record; every decision that changed is printed.
+The record is a run in the store, or a run in an audit trail file (then the hooks are the
+`--settings` and `--plugin` given)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from hookagent.builder import AgentBuilder
 from hookagent.cli.agent_spec import build_agent, options_of
+from hookagent.cli.plugins import apply_plugins
 from hookagent.cli.store_access import existing, guard, in_store
 from hookagent.durable.replay import ReplayReport, load_recording, replay
 from hookagent.durable.sessions import find_run
+from hookagent.models.scripted import ScriptedModel
 from hookagent.store.base import Store
 
 __all__ = ["replay_command"]
 
 
 def replay_command(
-    key: Annotated[str, typer.Argument(metavar="ID", help="A run id, or a session (id or name).")],
+    key: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID", help="A run id, a session (id or name), or an audit trail file."
+        ),
+    ],
     settings: Annotated[
         list[str] | None,
         typer.Option(
@@ -38,6 +51,12 @@ def replay_command(
         str | None, typer.Option("--store", metavar="URL", help="The store (default: .hookagent).")
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    run_id: Annotated[
+        str | None,
+        typer.Option(
+            "--run", metavar="RUN", help="With an audit file: which run (default: the last)."
+        ),
+    ] = None,
     fail_on_change: Annotated[
         bool, typer.Option("--fail-on-change", help="Exit 1 if any decision changed.")
     ] = False,
@@ -55,8 +74,17 @@ def replay_command(
         agent, _ = build_agent(options)
         return await replay(await load_recording(opened, run.id), agent)
 
+    def from_audit() -> ReplayReport:
+        from hookagent.durable.replay_audit import recording_from_audit
+
+        builder = AgentBuilder().model(ScriptedModel([]))
+        if settings:
+            builder.with_settings(*settings, project_dir=os.getcwd())
+        apply_plugins(builder, tuple(plugin or ()))
+        return asyncio.run(replay(recording_from_audit(key, run_id), builder.build()))
+
     def run() -> int:
-        report = in_store(existing(store), go)
+        report = from_audit() if Path(key).is_file() else in_store(existing(store), go)
         if json_output:
             sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
         else:

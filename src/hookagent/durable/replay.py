@@ -116,7 +116,16 @@ async def replay(recording: Recording, agent: Agent) -> ReplayReport:
         source=f"recording of {recording.run_id}",
         by_history=True,
     )
-    tools = {name: _Recorded(tool, recording.results) for name, tool in agent.tools.items()}
+    tools: dict[str, Tool] = {
+        name: _Recorded(tool.name, tool.description, tool.parameters, recording.results)
+        for name, tool in agent.tools.items()
+    }
+    for reply in recording.replies:  # tools the record used that today's agent lacks
+        for call in reply.tool_calls:
+            if call.name not in tools:
+                tools[call.name] = _Recorded(
+                    call.name, "(recorded)", {"type": "object"}, recording.results
+                )
     twin = Agent(
         model=model,
         tools=tools,
@@ -184,10 +193,16 @@ def _label(decision: Decision) -> str:
 class _Recorded:
     """A tool that answers with what its call returned in the recording."""
 
-    def __init__(self, tool: Tool, results: Mapping[str, ToolResult]) -> None:
-        self.name = tool.name
-        self.description = tool.description
-        self.parameters = tool.parameters
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any],
+        results: Mapping[str, ToolResult],
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.parameters = parameters
         self._results = results
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
