@@ -190,7 +190,15 @@ def _hooks_app() -> typer.Typer:
 
 
 app.add_typer(_hooks_app(), name="hooks")
-app.add_typer(__import__("hookagent.cli.audit_cmd").cli.audit_cmd.audit_app, name="audit")
+
+
+def _audit_app() -> typer.Typer:
+    from hookagent.cli.audit_cmd import audit_app
+
+    return audit_app
+
+
+app.add_typer(_audit_app(), name="audit")
 
 
 def _sessions_commands() -> None:
