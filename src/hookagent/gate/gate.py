@@ -6,6 +6,9 @@ rewrite its arguments or ask a human; after_tool may replace the result or ask f
 to run again. Nothing here folds or settles: every call goes through the kernel's own
 `Dispatcher` over a run state kept per session, so decisions, asks (permission_request hooks,
 then the approver), hook timeouts and decision records are exactly those of an agent.
+
+This module keeps the gate itself (registration, sessions, `call`/`call_sync`); one call's
+sequence through the hooks is `gate.sequence`, `wrap`'s wrappers are `gate.wrap`.
 """
 
 from __future__ import annotations
@@ -13,19 +16,19 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-import inspect
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from os import PathLike
-from time import perf_counter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, Self, TypeVar, Unpack, final, overload
 
 from hookagent.errors import ConfigError
 from hookagent.gate.result import GateResult
+from hookagent.gate.sequence import CallSequence
+from hookagent.gate.wrap import gated
 from hookagent.hooks.decision import Decision
-from hookagent.hooks.events import RunEvent, ToolCallEvent, ToolResultEvent
+from hookagent.hooks.events import RunEvent
 from hookagent.hooks.hook import Hook, HookFn, HookOptions, make_hook
 from hookagent.hooks.points import (
     AFTER_TOOL,
@@ -36,7 +39,6 @@ from hookagent.hooks.points import (
     HookPoint,
 )
 from hookagent.hooks.registry import HookRegistry
-from hookagent.hooks.result import StopReason
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Approver
 from hookagent.kernel.context import Budgets
@@ -44,9 +46,7 @@ from hookagent.kernel.dispatch import Dispatcher
 from hookagent.kernel.result import DecisionLog
 from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import DecisionMade, StreamEvent
-from hookagent.kernel.tool_executor import _with_context  # the agent's reminder format
 from hookagent.kernel.view import RunView
-from hookagent.tools.base import ToolResult
 
 if TYPE_CHECKING:
     from hookagent.claude.options import ClaudeHookOptions
@@ -199,7 +199,7 @@ class ToolGate:
             assert task is not None, "a gate call runs inside a task"
             watch.track(task)  # hook timeouts: the watchdog follows this task's folds
         try:
-            call = _Call(hooks, view, call_id, tool_name, execute, self._budgets.retries)
+            call = CallSequence(hooks, view, call_id, tool_name, execute, self._budgets.retries)
             result = await call.run(MappingProxyType(dict(args or {})))
         finally:
             if watch is not None:
@@ -280,27 +280,7 @@ class ToolGate:
         or the function raised (unless `raise_errors`)."""
         if fn is None:
             return functools.partial(self.wrap, name=name, raise_errors=raise_errors)
-        tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
-        bind = _binder(fn, tool_name)
-        if _is_async(fn):
-
-            @functools.wraps(fn)
-            async def wrapped_async(*args: Any, **kwargs: Any) -> Any:
-                result = await self.call(
-                    tool_name, bind(args, kwargs), execute=fn, raise_errors=raise_errors
-                )
-                return result.value
-
-            return wrapped_async
-
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            result = self.call_sync(
-                tool_name, bind(args, kwargs), execute=fn, raise_errors=raise_errors
-            )
-            return result.value
-
-        return wrapped
+        return gated(self, fn, name=name, raise_errors=raise_errors)
 
     # -- sessions -------------------------------------------------------------------------
     def state(self, session: str | None = None) -> RunState:
@@ -352,180 +332,6 @@ class ToolGate:
 
     def __repr__(self) -> str:
         return f"ToolGate(run_id={self.run_id!r}, hooks={len(self._registry)})"
-
-
-@final
-class _Call:
-    """One call's way through the hooks: the tool executor's sequence, on a dispatcher."""
-
-    __slots__ = (
-        "args",
-        "attempts",
-        "blocked",
-        "contexts",
-        "duration",
-        "error",
-        "execute",
-        "hooks",
-        "id",
-        "name",
-        "output",
-        "pristine",
-        "retries",
-        "stop_message",
-        "stop_reason",
-        "view",
-    )
-
-    def __init__(
-        self,
-        hooks: Dispatcher,
-        view: RunView,
-        call_id: str,
-        name: str,
-        execute: Callable[..., Any],
-        retries: int,
-    ) -> None:
-        self.hooks, self.view, self.id, self.name = hooks, view, call_id, name
-        self.execute, self.retries = execute, retries
-        self.args: Mapping[str, Any] = MappingProxyType({})
-        self.blocked = False
-        self.attempts = 0
-        self.duration = 0.0
-        self.error: BaseException | None = None
-        self.output: Any = None
-        self.pristine: ToolResult | None = None
-        """The result the function's return value made, while no hook has replaced it."""
-        self.contexts: tuple[str, ...] = ()
-        self.stop_reason: StopReason | None = None
-        self.stop_message: str | None = None
-
-    async def run(self, args: Mapping[str, Any]) -> ToolResult:
-        hooks = self.hooks
-        self.args = args
-        if hooks.wants(BEFORE_TOOL):
-            before, event = await hooks.fire(
-                BEFORE_TOOL,
-                ToolCallEvent(
-                    run=self.view, step=0, call_id=self.id, tool_name=self.name, args=args
-                ),
-            )
-            self.args, self.contexts = event.args, before.contexts
-            if before.outcome in ("block", "stop"):
-                if before.outcome == "stop":
-                    self._stop(before)
-                self.blocked = True
-                message = f"Tool call {self.name!r} was blocked by {before.hook}: {before.reason}"
-                return _with_context(ToolResult.error(message), self.contexts)
-        started = perf_counter()
-        try:
-            return await self._run_with_hooks()
-        finally:
-            self.duration = perf_counter() - started
-
-    async def _run_with_hooks(self) -> ToolResult:
-        hooks = self.hooks
-        while True:
-            self.attempts += 1
-            started = perf_counter()
-            result = await self._execute()
-            if not hooks.wants(AFTER_TOOL):
-                return self._final(result, self.contexts)
-            after, event = await hooks.fire(
-                AFTER_TOOL,
-                ToolResultEvent(
-                    run=self.view,
-                    step=0,
-                    call_id=self.id,
-                    tool_name=self.name,
-                    args=self.args,
-                    result=result,
-                    duration=perf_counter() - started,
-                    attempt=self.attempts,
-                ),
-            )
-            final = self._final(event.result, (*self.contexts, *after.contexts))
-            self.contexts = (*self.contexts, *after.contexts)
-            if after.outcome == "stop":
-                self._stop(after)
-            if after.outcome != "retry":
-                return final
-            if self.attempts > self.retries:
-                self.stop_reason = "retry_limit"
-                self.stop_message = (
-                    f"after_tool hooks asked to retry {self.name!r} more than "
-                    f"{self.retries} times (retry budget); last reason: {after.reason}"
-                )
-                return final
-
-    async def _execute(self) -> ToolResult:
-        self.error, self.output = None, None
-        try:
-            value = self.execute(**self.args)
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as exc:
-            self.error = exc
-            self.pristine = None
-            return ToolResult.error(f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}")
-        self.output = value
-        self.pristine = ToolResult.of(value)
-        return self.pristine
-
-    def _final(self, result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:
-        final = _with_context(result, contexts)
-        if final is not self.pristine:
-            self.pristine = None
-        return final
-
-    def _stop(self, decision: Decision) -> None:
-        """What `RunState.stop_by` would record; the caller's loop decides what to do."""
-        if self.stop_reason is None:
-            self.stop_reason = decision.stop_reason or "hook_stop"
-            self.stop_message = f"{decision.reason} (hook {decision.hook} at {decision.point})"
-
-
-def _is_async(fn: Any) -> bool:
-    if inspect.iscoroutinefunction(fn):
-        return True
-    call = getattr(fn, "__call__", None)  # noqa: B004  # callable objects with async __call__
-    return call is not None and inspect.iscoroutinefunction(call)
-
-
-def _binder(
-    fn: Callable[..., Any], tool_name: str
-) -> Callable[[tuple[Any, ...], dict[str, Any]], dict[str, Any]]:
-    """Turns a wrapper's (args, kwargs) into the call's named arguments."""
-    try:
-        signature: inspect.Signature | None = inspect.signature(fn)
-    except (TypeError, ValueError):
-        signature = None
-    if signature is not None:
-        unnamed = [
-            p.name
-            for p in signature.parameters.values()
-            if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)
-        ]
-        if unnamed:
-            raise ConfigError(
-                f"a gated function takes its arguments by name; {', '.join(unnamed)} cannot be",
-                key=f"wrap {tool_name}",
-            )
-
-    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        if signature is None:
-            if args:
-                raise TypeError(f"{tool_name}() takes its arguments by name")
-            return kwargs
-        named: dict[str, Any] = {}
-        for key, value in signature.bind(*args, **kwargs).arguments.items():
-            if signature.parameters[key].kind is inspect.Parameter.VAR_KEYWORD:
-                named.update(value)
-            else:
-                named[key] = value
-        return named
-
-    return bind
 
 
 @functools.cache
