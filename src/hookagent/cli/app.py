@@ -30,13 +30,11 @@ from rich.console import Console
 from hookagent.cli.agent_spec import RunOptions, build_agent
 from hookagent.errors import ConfigError, StoreError
 from hookagent.kernel.result import RunResult
-from hookagent.kernel.stream import RunFinished
 from hookagent.models.base import Model
 from hookagent.models.scripted import ScriptedModel
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
-    from hookagent.cli.render import LiveRenderer
     from hookagent.kernel.approval import Approver
 
 __all__ = ["RunOptions", "app", "main"]
@@ -236,7 +234,9 @@ def execute(options: RunOptions) -> int:
         from hookagent.cli.render import LiveRenderer
 
         renderer = LiveRenderer(_console())
-        result = asyncio.run(_stream_run(agent, options.prompt, renderer, approver))
+        from hookagent.cli.render import stream_run
+
+        result = asyncio.run(stream_run(agent, options.prompt, renderer, approver=approver))
     _warn_unused(model)
     return exit_code(result)
 
@@ -251,24 +251,6 @@ def _terminal_approver(agent: Agent) -> Approver | None:
     from hookagent.cli.prompt import TerminalApprover
 
     return remembering(agent, TerminalApprover())
-
-
-async def _stream_run(
-    agent: Agent, prompt: str, renderer: LiveRenderer, approver: Approver | None
-) -> RunResult:
-    """`render.stream_run`, with questions answered by `approver`."""
-    if approver is None:
-        from hookagent.cli.render import stream_run
-
-        return await stream_run(agent, prompt, renderer)
-    result: RunResult | None = None
-    async for event in agent.stream(prompt, approver=approver):
-        renderer.show(event)
-        if isinstance(event, RunFinished):
-            result = event.result
-    if result is None:
-        raise RuntimeError("the run's stream ended without a RunFinished event")
-    return result
 
 
 def exit_code(result: RunResult) -> int:

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from hookagent.agent import Agent
 from hookagent.hooks.decision import Decision
+from hookagent.kernel.approval import Approver
 from hookagent.kernel.records import ToolExecution
 from hookagent.kernel.result import RunResult
 from hookagent.kernel.stream import (
@@ -62,10 +63,18 @@ def is_shown(decision: Decision) -> bool:
     return notable and not routine
 
 
-async def stream_run(agent: Agent, prompt: str, renderer: LiveRenderer) -> RunResult:
+async def stream_run(
+    agent: Agent,
+    prompt: str,
+    renderer: LiveRenderer,
+    *,
+    approver: Approver | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    session: str | None = None,
+) -> RunResult:
     """Run `agent` on `prompt`, showing each event; the result the stream ended with."""
     result: RunResult | None = None
-    async for event in agent.stream(prompt):
+    async for event in agent.stream(prompt, approver=approver, metadata=metadata, session=session):
         renderer.show(event)
         if isinstance(event, RunFinished):
             result = event.result

@@ -26,7 +26,7 @@ from hookagent.durable.sessions import answer, find_run
 from hookagent.errors import StoreError
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.result import RunResult
-from hookagent.kernel.stream import RunFinished, StepStarted, ToolFinished, ToolStarted
+from hookagent.kernel.stream import StepStarted, ToolFinished, ToolStarted
 from hookagent.store.base import Store
 from hookagent.store.open import open_store
 
@@ -47,21 +47,18 @@ def run_in_session(options: RunOptions) -> int:
     console = _console()
 
     async def go(store: Store) -> Outcome:
-        result: RunResult | None = None
         if options.json:
             result = await agent.run(options.prompt, metadata=metadata, session=options.session)
         else:
-            from hookagent.cli.render import LiveRenderer
+            from hookagent.cli.render import LiveRenderer, stream_run
 
-            renderer = LiveRenderer(console)
-            async for event in agent.stream(
-                options.prompt, metadata=metadata, session=options.session
-            ):
-                renderer.show(event)
-                if isinstance(event, RunFinished):
-                    result = event.result
-            if result is None:
-                raise RuntimeError("the run's stream ended without a RunFinished event")
+            result = await stream_run(
+                agent,
+                options.prompt,
+                LiveRenderer(console),
+                metadata=metadata,
+                session=options.session,
+            )
         return await _outcome(store, result)
 
     outcome = in_store(store, go)
