@@ -4,9 +4,6 @@ unreadable (exit 2)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -14,6 +11,8 @@ from typer.testing import CliRunner
 
 from hookagent.capabilities.audit.chain import ChainWriter
 from hookagent.cli.app import app
+
+from .run_cli import hookagent
 
 runner = CliRunner()
 
@@ -102,18 +101,6 @@ PLUGIN = textwrap.dedent(
         builder.with_(AuditTrail("audit.jsonl"))
     '''
 )
-
-
-def hookagent(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookagent", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=60,
-        check=False,
-    )
 
 
 def test_a_run_with_an_audit_trail_then_verify_it(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -15,6 +14,8 @@ import pytest
 from hookagent import AgentBuilder, ConfigError, Decision, Vote
 from hookagent.cli.plugins import apply_plugins, load_plugin
 from hookagent.cli.render import is_shown
+
+from .run_cli import hookagent
 
 PLUGIN = textwrap.dedent(
     '''
@@ -45,18 +46,6 @@ DEPLOY_SCRIPT = [
     },
     {"text": "Staging is deployed; prod was refused."},
 ]
-
-
-def hookagent(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookagent", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=60,
-        check=False,
-    )
 
 
 def write(path: Path, content: Any) -> Path:

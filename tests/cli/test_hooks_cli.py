@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from . import run_cli
+
 GUARD = """
 import json, sys
 payload = json.loads(sys.stdin.read())
@@ -67,14 +69,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def hookagent(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookagent", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli.hookagent(cwd, *args, timeout=120)
 
 
 def test_run_with_settings_blocks_rm_rf_and_a_stop_hook_forces_one_more_step(

@@ -5,14 +5,14 @@ by tests/durable/test_kill.py)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from . import run_cli
 
 PLUGIN = textwrap.dedent(
     '''
@@ -57,17 +57,8 @@ SCRIPT = [
 
 
 def hookagent(cwd: Path, *args: str, kill_at: int = 0) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "HOOKAGENT_WORKER": "cli-kill-test"}
-    env["KILL_AT"] = str(kill_at)
-    return subprocess.run(
-        [sys.executable, "-m", "hookagent", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    env = {"HOOKAGENT_WORKER": "cli-kill-test", "KILL_AT": str(kill_at)}
+    return run_cli.hookagent(cwd, *args, env=env)
 
 
 @pytest.mark.parametrize("kill_at", [3, 6, 9])

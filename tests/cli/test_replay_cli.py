@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from .run_cli import hookagent
 
 PLUGIN = textwrap.dedent(
     '''
@@ -32,18 +31,6 @@ SCRIPT = [
     {"tool_calls": [{"name": "bash", "args": {"command": "git push"}, "id": "c1"}]},
     {"text": "pushed"},
 ]
-
-
-def hookagent(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookagent", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=60,
-        check=False,
-    )
 
 
 def test_replay_reports_a_rule_that_now_denies(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from hookagent.cli.agent_spec import RunOptions, from_saved, saved_options
 from hookagent.store.open import open_store
 from hookagent.testing import ScriptedModel, turn
 
+from .run_cli import hookagent
+
 PLUGIN = textwrap.dedent(
     '''
     from pathlib import Path
@@ -52,18 +54,6 @@ SCRIPT = [
 ]
 """By history: turns 1-2 serve the first run of a session (over two processes), turn 3 the
 next message of that session."""
-
-
-def hookagent(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookagent", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=60,
-        check=False,
-    )
 
 
 @pytest.fixture
