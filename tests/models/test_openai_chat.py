@@ -14,24 +14,7 @@ from hookagent.models.openai_chat import OpenAIChatModel, ProviderError, create
 from hookagent.models.resolve import resolve_model
 
 from .fake_openai import FakeOpenAI, completion, function_call
-
-
-@h.tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-@h.tool
-def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
-
-
-@h.tool
-def explode(reason: str) -> str:
-    """Always fails."""
-    raise ValueError(f"exploded: {reason}")
+from .tools import add, echo, explode
 
 
 @pytest.fixture

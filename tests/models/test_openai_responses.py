@@ -37,24 +37,7 @@ from .fake_responses import (
     reasoning,
     response,
 )
-
-
-@h.tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-@h.tool
-def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
-
-
-@h.tool
-def explode(reason: str) -> str:
-    """Always fails."""
-    raise ValueError(f"exploded: {reason}")
+from .tools import add, echo, explode
 
 
 @pytest.fixture

@@ -18,18 +18,7 @@ from hookagent.models import anthropic_messages, openai_chat, openai_responses
 from . import fake_anthropic as fa
 from . import fake_openai as fo
 from . import fake_responses as fr
-
-
-@h.tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-@h.tool
-def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
+from .tools import add, echo
 
 
 class Path:

@@ -13,12 +13,7 @@ from hookagent.models.base import Delta, ModelRequest, ReasoningDelta, TextDelta
 from hookagent.models.openai_chat import OpenAIChatModel, ProviderError, create
 
 from .fake_openai import FakeOpenAI, chunks, completion, function_call
-
-
-@h.tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
+from .tools import add
 
 
 @pytest.fixture
