@@ -13,6 +13,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
 
 from hookagent.durable.codec import digest
@@ -30,6 +32,8 @@ from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import Emit, RunFinished, StreamEvent
 from hookagent.kernel.view import RunView
 from hookagent.models.base import Model, ToolSpec
+from hookagent.spill.files import default_root
+from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS, ToolOutputs
 from hookagent.store.base import Store
 from hookagent.tools.base import PreparesArgs, Tool
 
@@ -61,6 +65,7 @@ class _Setup:
     registry: HookRegistry
     watch_tick: float | None
     output: StructuredOutput[Any] | None
+    outputs: ToolOutputs
 
     @classmethod
     def of(
@@ -68,6 +73,7 @@ class _Setup:
         tools: Mapping[str, Tool],
         registry: HookRegistry,
         output: StructuredOutput[Any] | None,
+        outputs: tuple[Path, int | None],
     ) -> _Setup:
         timeouts = [h.timeout for h in registry if h.is_async and h.timeout is not None]
         return cls(
@@ -82,6 +88,7 @@ class _Setup:
             registry=registry,
             watch_tick=min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None,
             output=output,
+            outputs=ToolOutputs(outputs[0], tools, outputs[1]),
         )
 
 
@@ -98,14 +105,21 @@ class Agent:
         budgets: Budgets | None = None,
         output: StructuredOutput[Any] | None = None,
         store: Store | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        files_root: str | PathLike[str] | None = None,
     ) -> None:
+        """`max_result_chars`: for tools that set none, the most characters of a result the
+        model reads (None: no limit). `files_root`: where run folders go (`<root>/runs/
+        <run_id>`); None: the folder of a SQLite store, else `.hookagent` here."""
         self.model = model
         self.tools = dict(tools)
         self.registry = registry
         self.system_prompt = system_prompt
         self.settings = dict(settings or {})
         self.budgets = budgets or Budgets()
-        self._setup = _Setup.of(self.tools, registry, output)
+        root = Path(files_root).resolve() if files_root is not None else default_root(store)
+        self._outputs = (root, max_result_chars)
+        self._setup = _Setup.of(self.tools, registry, output, self._outputs)
         self._per_output: dict[type[Any], _Setup] = {}
         self._kernel = Kernel()
         self.store = store
@@ -284,7 +298,9 @@ class Agent:
             registry = self.registry.copy()
             for hook in output.hooks():
                 registry.add(hook)
-            setup = self._per_output[output_type] = _Setup.of(tools, registry, output)
+            setup = self._per_output[output_type] = _Setup.of(
+                tools, registry, output, self._outputs
+            )
         return setup
 
     async def _execute(
@@ -302,6 +318,7 @@ class Agent:
         if durable is None and self.store is not None:
             durable = await self._runs().start(prompt, state, session)
         view = RunView(state, setup.specs)
+        view.files_root = setup.outputs.root
         watch = HookWatch(setup.watch_tick) if setup.watch_tick is not None else None
         hooks = Dispatcher(setup.registry, state, view, approver=approver, emit=emit, watch=watch)
         hooks.durable = durable
@@ -318,6 +335,7 @@ class Agent:
             budgets=self.budgets,
             emit=emit,
             durable=durable,
+            outputs=setup.outputs,
             elapsed_before=state.elapsed,
         )
         if watch is not None:

@@ -23,6 +23,7 @@ from hookagent.models.base import Model
 from hookagent.models.resolve import resolve_model
 from hookagent.policies.error_policy import ErrorPolicy
 from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
+from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS, check_limit
 from hookagent.store.base import Store
 from hookagent.tools.base import Tool
 from hookagent.tools.function import FunctionTool
@@ -67,6 +68,8 @@ class AgentBuilder:
         """`bind_model` of capabilities that adapt to the model (called by `build`)."""
         self._output: StructuredOutput[Any] | None = None
         self._store: Store | str | PathLike[str] | None = None
+        self._max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS
+        self._files_root: str | PathLike[str] | None = None
 
     def model(
         self, model: Model | str, *, base_url: str | None = None, api_key: str | None = None
@@ -198,6 +201,23 @@ class AgentBuilder:
         self._store = store if store is not None else ".hookagent/sessions.db"
         return self
 
+    def outputs(
+        self,
+        *,
+        max_result_chars: int | None = UNSET,
+        folder: str | PathLike[str] | None = UNSET,
+    ) -> Self:
+        """Outputs too long for the model. A tool result longer than `max_result_chars`
+        (50,000 by default, as in Claude Code; None: no limit) is saved whole and the model
+        reads its first 2,000 characters and the file's path; a tool's own
+        `max_result_chars` attribute wins. Each run saves into `<folder>/runs/<run_id>/`;
+        `folder` defaults to the folder of a SQLite store, else `.hookagent` here."""
+        if max_result_chars is not UNSET:
+            self._max_result_chars = check_limit(max_result_chars, "outputs(max_result_chars)")
+        if folder is not UNSET:
+            self._files_root = folder
+        return self
+
     def error_policy(self, policy: ErrorPolicy) -> Self:
         self._error_policy = policy
         return self
@@ -231,6 +251,8 @@ class AgentBuilder:
             system_prompt=self._system_prompt,
             settings=self._settings,
             budgets=self._budgets,
+            max_result_chars=self._max_result_chars,
+            files_root=self._files_root,
         )
         for bind_agent in self._agent_bindings:
             bind_agent(agent)

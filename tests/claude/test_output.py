@@ -480,20 +480,26 @@ async def test_long_additional_context_is_previewed_and_saved(tmp_path: Path) ->
     saved = verdict.extra["overflow_files"]["additionalContext"]
     assert Path(saved).read_text() == text
     assert verdict.additional_context is not None
-    assert verdict.additional_context.startswith(text[:1000] + "\n")
-    assert saved in verdict.additional_context
-    assert len(verdict.additional_context) < 1000 + 200
+    assert verdict.additional_context.startswith(
+        f"<persisted-output>\nUserPromptSubmit hook additionalContext too large ({len(text):,} "
+        f"characters). Full output saved to: {saved}\nPreview (first 1,000 characters):\n"
+        f"{text[:1000]}\n</persisted-output>"
+    )
+    assert len(verdict.additional_context) < 1000 + 300
 
 
 async def test_long_plain_stdout_and_system_message_are_capped(tmp_path: Path) -> None:
     text = "x" * 5000
     plain = await answer("SessionStart", emit(text), text_cap=100, spill_dir=str(tmp_path))
     assert plain.additional_context is not None
-    assert plain.additional_context.startswith("x" * 100 + "\n[stdout cut at 100 of 5,000")
+    assert "SessionStart hook stdout too large (5,000 characters)" in plain.additional_context
+    assert "(first 100 characters):\n" + "x" * 100 + "\n</persisted-output>" in (
+        plain.additional_context
+    )
     warning = await answer(
         "Stop", emit(json.dumps({"systemMessage": text})), text_cap=100, spill_dir=str(tmp_path)
     )
-    assert warning.system_message is not None and len(warning.system_message) < 300
+    assert warning.system_message is not None and len(warning.system_message) < 100 + 300
     assert Path(warning.extra["overflow_files"]["systemMessage"]).read_text() == text
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from hookagent.claude.model import HandlerSpec, ProcessOutcome, SettingsSource
-from hookagent.claude.runner import default_timeout, run_all, run_handler
+from hookagent.claude.runner import STDERR_KEEP, default_timeout, run_all, run_handler
 
 SCRIPTS = Path(__file__).parent / "scripts"
 PY = shlex.quote(sys.executable)
@@ -245,8 +245,9 @@ async def test_ten_megabytes_of_output_do_not_deadlock(tmp_path: Path) -> None:
     outcome = await run(spec(f"{PY} {SCRIPTS / 'flood.py'} {size}"), tmp_path)
     assert outcome.exit_code == 0
     assert len(outcome.stdout) == 10_000_000  # capped
-    assert len(outcome.stderr) > 2_000_000  # read concurrently with stdout
-    assert outcome.stdout_file is None
+    assert len(outcome.stderr) == STDERR_KEEP
+    assert outcome.stderr_bytes > 2_000_000  # read concurrently with stdout
+    assert (outcome.stdout_bytes, outcome.stdout_file, outcome.stderr_file) == (size, None, None)
 
 
 async def test_output_beyond_the_cap_spills_to_a_file(tmp_path: Path) -> None:
@@ -259,12 +260,27 @@ async def test_output_beyond_the_cap_spills_to_a_file(tmp_path: Path) -> None:
         output_cap=100_000,
         spill_dir=str(spill),
     )
-    assert len(outcome.stdout) == 100_000
-    assert len(outcome.stderr) == 100_000  # stderr is capped, never spilled
-    assert outcome.stdout_file is not None
+    assert (len(outcome.stdout), len(outcome.stderr)) == (100_000, STDERR_KEEP)
+    assert outcome.stdout_file is not None and outcome.stderr_file is not None
     saved = Path(outcome.stdout_file).read_bytes()
-    assert len(saved) == size
+    assert len(saved) == outcome.stdout_bytes == size
     assert saved.startswith(outcome.stdout.encode())
+    errors = Path(outcome.stderr_file).read_bytes()
+    assert len(errors) == outcome.stderr_bytes > 700_000
+    assert errors.startswith(outcome.stderr.encode())
+    assert set(errors) == {ord("x"), ord("\n")}
+
+
+async def test_spill_folder_is_made_only_when_a_stream_outgrows_what_is_kept(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "runs" / "r1"
+    small = await run(spec("echo fine; echo note >&2"), tmp_path, spill_dir=str(folder))
+    assert (small.stdout, small.stderr, small.stdout_bytes) == ("fine\n", "note\n", 5)
+    assert not folder.exists()
+    big = await run(spec("head -c 100000 /dev/zero >&2"), tmp_path, spill_dir=str(folder))
+    assert big.stderr_file is not None and Path(big.stderr_file).parent == folder
+    assert Path(big.stderr_file).stat().st_size == big.stderr_bytes == 100_000
 
 
 async def test_large_payload_to_a_hook_that_never_reads_stdin(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Literal
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 import hookagent as h
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
+from hookagent.testing import ScriptedModel, reply, tool_call
 
 
 def ctx() -> h.ToolContext:
@@ -55,3 +58,35 @@ def test_unsupported_signatures_are_config_errors() -> None:
 
     with pytest.raises(h.ConfigError, match=r"\*args"):
         h.tool(variadic)
+
+
+async def test_a_sync_function_runs_on_a_worker_thread_and_blocking_false_on_the_loop() -> None:
+    def where() -> bool:
+        return threading.get_ident() == threading.main_thread().ident
+
+    assert (await h.tool(where)({}, ctx())).content == "false"
+    inline = h.tool(name="inline", blocking=False)(where)
+    assert (await inline({}, ctx())).content == "true"
+
+
+def test_blocking_false_on_an_async_function_is_a_config_error() -> None:
+    async def already() -> None: ...
+
+    with pytest.raises(h.ConfigError, match="blocking=False is for sync functions"):
+        h.tool(blocking=False)(already)
+
+
+async def test_the_loop_runs_on_while_a_sync_tool_waits() -> None:
+    """A timer on the loop releases the tool: on the loop itself, the tool would wait in vain."""
+    released = threading.Event()
+
+    @h.tool
+    def wait_for_release() -> str:
+        return "released" if released.wait(5) else "never released"
+
+    model = ScriptedModel([tool_call("wait_for_release"), reply("done")])
+    agent = h.AgentBuilder().model(model).tools(wait_for_release).build()
+    asyncio.get_running_loop().call_later(0.05, released.set)
+    result = await agent.run("go")
+    assert result.status == "completed"
+    assert [c.result.content for c in result.tool_calls] == ["released"]

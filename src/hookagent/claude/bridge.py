@@ -201,8 +201,15 @@ class EventHandlers:
             kill_grace=options.kill_grace_s,
             before_stdin=flush,
             env=session.env(spec, with_env_file=env_file is not None),
+            spill_dir=session.files,
         )
-        return read_verdict(self._event, outcome, spec, failure_default=options.on_failure_default)
+        return read_verdict(
+            self._event,
+            outcome,
+            spec,
+            failure_default=options.on_failure_default,
+            spill_dir=session.files,
+        )
 
     def _subject(
         self, event: Any, session: ClaudeSession

@@ -134,7 +134,12 @@ class ProcessOutcome:
     error: str | None = None
     """Why it failed to start, or that it timed out; None otherwise."""
     stdout_file: str | None = None
-    """Where the full stdout went when it exceeded the cap."""
+    """The file holding the whole stdout, when it was longer than what was kept of it."""
+    stderr_file: str | None = None
+    """The same for stderr."""
+    stdout_bytes: int = 0
+    """Bytes the stream carried, all of them (`stdout` may hold only the first)."""
+    stderr_bytes: int = 0
 
 
 @final

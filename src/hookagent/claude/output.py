@@ -6,13 +6,18 @@ non-blocking error, unless a valid stdout object decides on an event with a JSON
 Whether stdout is text, a valid object or a problem is `schemas.read_stdout`'s to say; here a
 valid object becomes verdict fields. stderr is never parsed. A failure then meets `onFailure`
 (§5.4).
+
+Every text a verdict carries (plain stdout, stderr as a reason or an error, the JSON
+`reason`s, `additionalContext`, `systemMessage`, `stopReason`) is capped at 10,000
+characters, as Claude Code caps hook output: a longer one becomes a preview and the path of
+a file holding it whole (§7.2).
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Final, Literal, final
 
 from hookagent.claude.model import Decision, HandlerSpec, HandlerVerdict, ProcessOutcome
@@ -24,6 +29,8 @@ from hookagent.claude.schemas import (
     Stdout,
     read_stdout,
 )
+from hookagent.spill.files import save_text
+from hookagent.spill.preview import PREVIEW_CHARS, preview
 
 __all__ = ["FailurePolicy", "read_verdict"]
 
@@ -84,29 +91,40 @@ def read_verdict(
     """One handler's answer for `event`, per §7 and `onFailure` (§5.4).
 
     Args:
-        text_cap: characters kept of plain-text context, `additionalContext` and
-            `systemMessage`; a longer text is saved whole to a file in `spill_dir` (the
-            system's temp folder by default), and the verdict holds a preview naming it.
+        text_cap: characters kept of each text the verdict carries; a longer text is saved
+            whole to a file in `spill_dir` (the run's folder), and the verdict holds a
+            preview naming it (without `spill_dir`, a preview saying it was not saved).
         failure_default: the policy for handlers without `onFailure` (`hooks.on_failure_default`).
     """
-    texts = _Texts(text_cap, spill_dir, outcome.stdout_file)
+    texts = _Texts(event, text_cap, spill_dir, outcome)
     if outcome.exit_code is None:
         verdict = HandlerVerdict(failed=True, error=outcome.error or "the hook did not run")
         failure_reason = verdict.error
     else:
-        stdout = read_stdout(event, outcome.stdout)
+        stdout = _read(event, outcome)
         if outcome.exit_code == 0:
             verdict = _exit_zero(event, stdout, texts)
         elif outcome.exit_code == 2:
-            verdict = _exit_two(event, stdout, outcome.stderr, texts)
+            verdict = _exit_two(event, stdout, texts)
         else:
             verdict = _other_exit(event, stdout, outcome, texts)
-        failure_reason = _failure_reason(outcome, stdout, verdict)
+        failure_reason = _failure_reason(outcome, stdout, verdict, texts)
     if texts.saved:
         verdict = replace(verdict, extra={**verdict.extra, "overflow_files": texts.saved})
     if verdict.failed:
         verdict = _on_failure(event, spec, verdict, failure_reason, failure_default)
     return verdict
+
+
+def _read(event: str, outcome: ProcessOutcome) -> Stdout:
+    """stdout as `event` reads it; one longer than what was kept cannot be read as JSON."""
+    if outcome.stdout_bytes > len(outcome.stdout.encode()) and outcome.stdout.lstrip()[:1] == "{":
+        saved = f"; it is saved whole in {outcome.stdout_file}" if outcome.stdout_file else ""
+        return Stdout(
+            problem=f"hook output is {outcome.stdout_bytes:,} bytes, more than the "
+            f"{len(outcome.stdout.encode()):,} read as JSON{saved}"
+        )
+    return read_stdout(event, outcome.stdout)
 
 
 def _exit_zero(event: str, stdout: Stdout, texts: _Texts) -> HandlerVerdict:
@@ -119,7 +137,7 @@ def _exit_zero(event: str, stdout: Stdout, texts: _Texts) -> HandlerVerdict:
     return HandlerVerdict()
 
 
-def _exit_two(event: str, stdout: Stdout, stderr: str, texts: _Texts) -> HandlerVerdict:
+def _exit_two(event: str, stdout: Stdout, texts: _Texts) -> HandlerVerdict:
     """A valid object is still read; where exit 2 blocks, it decides, and a JSON `allow`
     cannot lift it. The reason: the object's own blocking reason, else stderr."""
     read = _exit_zero(event, replace(stdout, text=""), texts)
@@ -127,9 +145,9 @@ def _exit_two(event: str, stdout: Stdout, stderr: str, texts: _Texts) -> Handler
     if blocking is None:
         if event in _EXIT2_IGNORED:
             return read
-        return replace(read, error=_join(read.error, stderr.strip() or "exit code 2"))
+        return replace(read, error=_join(read.error, texts.stderr() or "exit code 2"))
     own = read.reason if read.decision == blocking else None
-    reason = own or stderr.strip() or None
+    reason = own or texts.stderr() or None
     return replace(read, decision=blocking, reason=reason, updated_input=None)
 
 
@@ -138,13 +156,13 @@ def _other_exit(
 ) -> HandlerVerdict:
     if event in JSON_DECISION and stdout.obj is not None:
         return _from_json(event, stdout.obj, texts)  # decides alone, no error (§7.1)
-    return HandlerVerdict(failed=True, error=_failure_message(outcome))
+    return HandlerVerdict(failed=True, error=_failure_message(outcome, texts))
 
 
-def _failure_message(outcome: ProcessOutcome) -> str:
+def _failure_message(outcome: ProcessOutcome, texts: _Texts) -> str:
     for line in outcome.stderr.splitlines():
         if line.strip():
-            return line.strip()
+            return texts.cap(line.strip(), "stderr")
     if outcome.error is not None:
         return outcome.error
     code = outcome.exit_code
@@ -153,9 +171,11 @@ def _failure_message(outcome: ProcessOutcome) -> str:
     return f"exit code {code}"
 
 
-def _failure_reason(outcome: ProcessOutcome, stdout: Stdout, verdict: HandlerVerdict) -> str | None:
+def _failure_reason(
+    outcome: ProcessOutcome, stdout: Stdout, verdict: HandlerVerdict, texts: _Texts
+) -> str | None:
     """What a failure turned block says: a failing exit's whole stderr, else the problem."""
-    stderr = outcome.stderr.strip()
+    stderr = texts.stderr()
     if outcome.exit_code not in (0, 2) and stderr:
         return stderr
     return stdout.problem or verdict.error
@@ -201,6 +221,9 @@ def _from_json(event: str, obj: Mapping[str, Any], texts: _Texts) -> HandlerVerd
         fields["updated_output"] = specific.get(
             "updatedToolOutput", specific.get("updatedMCPToolOutput")
         )
+    for key, name in (("reason", "reason"), ("stop_reason", "stopReason")):
+        if isinstance(fields.get(key), str):
+            fields[key] = texts.cap(fields[key], name)
     return HandlerVerdict(**fields, extra=extra)
 
 
@@ -241,30 +264,64 @@ def _join(first: str | None, second: str) -> str:
 
 @final
 class _Texts:
-    """Caps texts at `cap` characters, saving the whole of a longer one to a file (§7.2)."""
+    """Caps texts at `cap` characters (§7.2): a longer one becomes a preview and the path of
+    a file holding it whole. Text from an output stream names the file holding the whole
+    stream: the runner's copy when the stream was longer than what it kept, else one saved
+    here once for every text taken from that stream."""
 
-    __slots__ = ("_cap", "_dir", "_stdout_file", "saved")
+    __slots__ = ("_cap", "_dir", "_event", "_outcome", "_stderr", "saved")
 
-    def __init__(self, cap: int, spill_dir: str | None, stdout_file: str | None) -> None:
+    def __init__(self, event: str, cap: int, spill_dir: str | None, outcome: ProcessOutcome):
+        self._event = event
         self._cap = cap
         self._dir = spill_dir
-        self._stdout_file = stdout_file
+        self._outcome = outcome
+        self._stderr: str | None = None
         self.saved: dict[str, str] = {}
         """Field name → the file holding its full text."""
+
+    def stderr(self) -> str:
+        """The hook's stderr, trimmed and capped."""
+        if self._stderr is None:
+            self._stderr = self.cap(self._outcome.stderr.strip(), "stderr")
+        return self._stderr
 
     def cap(self, text: str, name: str) -> str:
         if len(text) <= self._cap:
             return text
-        path = self._stdout_file if name == "stdout" and self._stdout_file else self._save(text)
-        self.saved[name] = path
-        return (
-            f"{text[: self._cap]}\n[{name} cut at {self._cap:,} of {len(text):,} characters;"
-            f" the full text is in {path}]"
-        )
+        path, size, error = self._whole(text, name)
+        if path is not None:
+            self.saved[name] = path
+        what = f"{self._event} hook {name}"
+        chars = min(self._cap, PREVIEW_CHARS)
+        return preview(text, what=what, size=size, path=path, error=error, chars=chars)
 
-    def _save(self, text: str) -> str:
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", prefix="hook-text-", suffix=".txt", dir=self._dir, delete=False
-        ) as file:
-            file.write(text)
-        return file.name
+    def _whole(self, text: str, name: str) -> tuple[str | None, str, str | None]:
+        """The file holding `text` whole (None if it could not be saved), the size of what
+        it holds, and why it could not be saved."""
+        stream = _stream(self._outcome, name)
+        if stream is not None:
+            whole, file, total = stream
+            if file is not None:
+                return file, f"{total:,} bytes", None
+            if total > len(whole.encode()):  # cut by the runner, nowhere to save the rest
+                return None, f"{total:,} bytes", None
+            text = whole
+        size = f"{len(text):,} characters"
+        if name in self.saved:
+            return self.saved[name], size, None
+        if self._dir is None:
+            return None, size, None
+        try:
+            return save_text(Path(self._dir), f"hook-{self._event}-{name}", text), size, None
+        except OSError as exc:
+            return None, size, f"{exc.strerror or exc}: {exc.filename or self._dir}"
+
+
+def _stream(outcome: ProcessOutcome, name: str) -> tuple[str, str | None, int] | None:
+    """The stream `name` is: its text, the runner's file of it, its size in bytes."""
+    if name == "stdout":
+        return outcome.stdout, outcome.stdout_file, outcome.stdout_bytes
+    if name == "stderr":
+        return outcome.stderr, outcome.stderr_file, outcome.stderr_bytes
+    return None

@@ -3,9 +3,12 @@
 One handler is one process: `sh -c "<command>"` (or `bash -c`, or exec form with `args`), the
 event as one compact JSON line on stdin with no trailing newline, the host environment plus
 the `CLAUDE_*` variables, a new session so the whole process group can be stopped, and no
-terminal. Both output streams are read concurrently and capped, so a chatty hook can neither
-deadlock nor exhaust memory. A timeout stops the group, SIGTERM then SIGKILL, and discards the
-output. What comes back is a `ProcessOutcome`; reading it per event is `output.read_verdict`.
+terminal. Both output streams are read concurrently and only their first bytes are kept in
+memory (stdout: `output_cap`, room for a JSON answer; stderr: 64 KiB, more than the model is
+ever shown); a longer stream is written whole, as it is read, to a file in the run's folder.
+So a chatty hook can neither deadlock nor exhaust memory, and nothing it said is lost. A
+timeout stops the group, SIGTERM then SIGKILL, and discards the output. What comes back is a
+`ProcessOutcome`; reading it per event is `output.read_verdict`.
 
 A hook counts as finished when its process has exited and its stdout and stderr are closed,
 as with Node's `close` event: a background child still holding them keeps the hook running
@@ -19,12 +22,13 @@ import contextlib
 import json
 import os
 import signal
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from time import perf_counter
 from typing import IO, Any, Final, Required, TypedDict, Unpack, final
 
 from hookagent.claude.model import HandlerSpec, ProcessOutcome
+from hookagent.spill.files import new_file
 
 __all__ = [
     "RunOptions",
@@ -55,6 +59,8 @@ _PER_HOOK_VARS: Final = frozenset(
 )
 """Set per hook; a value inherited from the host (hookagent itself run from a hook) would lie."""
 _CHUNK: Final = 65_536
+STDERR_KEEP: Final = 65_536
+"""Bytes of stderr kept in memory: the model is shown at most 10,000 characters of it."""
 _POLL: Final = 0.01
 _DRAIN_AFTER_KILL: Final = 1.0
 """How long the streams of a killed hook may take to close; only a process that left the
@@ -152,8 +158,9 @@ async def run_handler(
         before_stdin: called once the process is started and before it gets its payload:
             work the hook depends on (writing the transcript it will read) overlaps its
             start-up, and is done before it can know where to look.
-        output_cap: bytes kept in memory per stream; the rest is read and dropped, or, for
-            stdout with `spill_dir`, the whole stream is saved there as `stdout_file`.
+        output_cap: bytes of stdout kept in memory (stderr: `STDERR_KEEP`). A longer
+            stream is saved whole in `spill_dir` (`stdout_file`, `stderr_file`) as it is
+            read; without `spill_dir` the rest is counted and dropped.
     """
     argv = command_line(spec)
     if env is None:
@@ -178,7 +185,9 @@ async def run_handler(
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     if before_stdin is not None:
         before_stdin()
-    out, err = _Capture(output_cap, spill_dir), _Capture(output_cap, None)
+    stem = f"hook-{spec.event}"
+    out = _Capture(output_cap, spill_dir, f"{stem}-stdout")
+    err = _Capture(STDERR_KEEP, spill_dir, f"{stem}-stderr")
     tasks = [
         asyncio.ensure_future(_feed(proc.stdin, _stdin_line(payload))),
         asyncio.ensure_future(out.drain(proc.stdout)),
@@ -204,6 +213,9 @@ async def run_handler(
         stdout=out.text(),
         stderr=err.text(),
         stdout_file=out.spill_path,
+        stderr_file=err.spill_path,
+        stdout_bytes=out.total,
+        stderr_bytes=err.total,
         duration_ms=_ms_since(started),
     )
 
@@ -261,18 +273,30 @@ async def _feed(stdin: asyncio.StreamWriter, data: bytes) -> None:
 
 @final
 class _Capture:
-    """One output stream, read to EOF: at most `cap` bytes kept, the rest dropped or spilled."""
+    """One output stream, read to EOF: its first `keep` bytes in memory, and once it is
+    longer, all of it in a file in `spill_dir`, written as it is read."""
 
-    __slots__ = ("_cap", "_chunks", "_dropping", "_file", "_kept", "_spill_dir", "spill_path")
+    __slots__ = (
+        "_dropping",
+        "_file",
+        "_head",
+        "_keep",
+        "_spill_dir",
+        "_stem",
+        "spill_path",
+        "total",
+    )
 
-    def __init__(self, cap: int, spill_dir: str | None) -> None:
-        self._cap = cap
+    def __init__(self, keep: int, spill_dir: str | None, stem: str) -> None:
+        self._keep = keep
         self._spill_dir = spill_dir
-        self._chunks: list[bytes] = []
-        self._kept = 0
+        self._stem = stem
+        self._head = bytearray()
         self._dropping = False
         self._file: IO[bytes] | None = None
         self.spill_path: str | None = None
+        self.total = 0
+        """Bytes the stream carried."""
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
         try:
@@ -285,10 +309,10 @@ class _Capture:
                 await asyncio.to_thread(file.close)
 
     async def _take(self, chunk: bytes) -> None:
-        room = self._cap - self._kept
+        self.total += len(chunk)
+        room = self._keep - len(self._head)
         if room > 0:
-            self._chunks.append(chunk[:room])
-            self._kept += min(room, len(chunk))
+            self._head += chunk[:room]
         if len(chunk) > room and self._spill_dir is not None:
             await self._spill(chunk[max(room, 0) :])
 
@@ -297,7 +321,7 @@ class _Capture:
         try:
             if self._file is None:
                 self._file = await asyncio.to_thread(self._open_spill)
-                await asyncio.to_thread(self._file.write, b"".join(self._chunks))
+                await asyncio.to_thread(self._file.write, bytes(self._head))
             await asyncio.to_thread(self._file.write, rest)
         except OSError:  # a full disk costs the spill file, never the hook's result
             self._spill_dir = None
@@ -307,15 +331,14 @@ class _Capture:
             await self.remove_spill()
 
     def _open_spill(self) -> IO[bytes]:
-        fd, self.spill_path = tempfile.mkstemp(
-            prefix="hook-stdout-", suffix=".txt", dir=self._spill_dir
-        )
-        return os.fdopen(fd, "wb")
+        assert self._spill_dir is not None
+        self.spill_path, file = new_file(Path(self._spill_dir), self._stem)
+        return file
 
     def discard(self) -> None:
         """Keep reading (so the pipe never fills) but keep nothing more."""
         self._dropping = True
-        self._chunks.clear()
+        self._head.clear()
 
     async def remove_spill(self) -> None:
         if self.spill_path is not None:
@@ -323,7 +346,7 @@ class _Capture:
             await asyncio.to_thread(_unlink_quietly, path)
 
     def text(self) -> str:
-        return b"".join(self._chunks).decode("utf-8", errors="replace")
+        return self._head.decode("utf-8", errors="replace")
 
 
 def _unlink_quietly(path: str) -> None:

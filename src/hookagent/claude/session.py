@@ -24,7 +24,7 @@ __all__ = ["ClaudeSession", "Sessions"]
 class ClaudeSession:
     """What the hooks of one run share: ids, paths, and hooks left running in background."""
 
-    __slots__ = ("_envs", "background", "env_file", "payload", "project_dir", "transcript")
+    __slots__ = ("_envs", "background", "env_file", "files", "payload", "project_dir", "transcript")
 
     def __init__(self, run: RunView, options: ClaudeHookOptions) -> None:
         session_id = run.session_id or run.run_id
@@ -35,6 +35,8 @@ class ClaudeSession:
             cwd=options.working_dir,
         )
         self.env_file = str(base / "env" / f"{session_id}.sh")
+        self.files = str(run.files)
+        """The run's folder: hook output too long for the model is saved there whole."""
         self.payload = PayloadContext(
             session_id=session_id,
             transcript_path=str(self.transcript.path),

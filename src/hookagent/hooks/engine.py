@@ -22,6 +22,7 @@ from hookagent.hooks.hook import CALL_ASYNC, CALL_SYNC_OUTCOME, Hook
 from hookagent.hooks.points import HookPoint
 from hookagent.hooks.result import PROCEED, AskSpec, HookResult
 from hookagent.hooks.watch import HookTimeout, HookWatch, watch_frames_of
+from hookagent.threads import ABANDONED, in_thread
 
 __all__ = ["Folded", "fold"]
 
@@ -93,13 +94,14 @@ async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is p
                     result = await pending
                 except asyncio.CancelledError:
                     if watch is not None and watch.timed_out(_task()):
-                        raise HookTimeout(hook.id) from None
+                        raise HookTimeout(hook.id, hook.blocking) from None
                     raise
                 if watch is not None and watch.expired and watch.timed_out(_task()):
-                    raise HookTimeout(hook.id)  # the hook swallowed the watchdog's cancel
+                    # the hook swallowed the watchdog's cancel
+                    raise HookTimeout(hook.id, hook.blocking)
         except HookTimeout as exc:
             error: BaseException | None = exc
-            result = _on_failure(hook, point, f"timed out after {hook.timeout} s", exc)
+            result = _on_failure(hook, point, _timed_out(hook), exc)
         except Exception as exc:
             error = exc
             result = _on_failure(hook, point, f"failed: {type(exc).__name__}: {exc}", exc)
@@ -151,8 +153,14 @@ def _best(out: Folded[E] | None) -> HookResult:
 def _pending(hook: Hook[E], event: E, out: Folded[E] | None) -> Awaitable[object]:
     args = (event, _best(out)) if hook.wants_outcome else (event,)
     if hook.blocking:
-        return asyncio.to_thread(hook.fn, *args)
+        return in_thread(hook.fn, *args)
     return cast(Awaitable[object], hook.fn(*args))
+
+
+def _timed_out(hook: Hook[E]) -> str:
+    """What a timed-out hook's failure says: a blocking hook's thread cannot be stopped."""
+    what = f"timed out after {hook.timeout} s"
+    return f"{what}; {ABANDONED}" if hook.blocking else what
 
 
 def _on_failure(
@@ -260,5 +268,5 @@ def _text(error: BaseException | None) -> str | None:
     if error is None:
         return None
     if isinstance(error, HookTimeout):
-        return "timed out"
+        return "timed out" + (f"; {ABANDONED}" if error.abandoned else "")
     return f"{type(error).__name__}: {error}"

@@ -8,7 +8,8 @@ fold is awaiting. A wait is identified by the awaited object; when the same wait
 longer than the hook's timeout the watchdog cancels the task, and the fold turns that
 cancellation into a hook failure. A timeout thus fires between `timeout` and `timeout + tick`
 seconds. Sync hooks cannot be interrupted; hooks that may block declare ``blocking=True`` and
-run on a worker thread, which the watchdog covers like any async hook.
+run on a worker thread, which the watchdog covers like any async hook: past its timeout the
+thread is abandoned (a daemon, it never holds the process) and the vote says so.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def watch_frames_of(fn: Any) -> Any:
 
 class HookTimeout(Exception):
     """Raised inside the fold when the watchdog cancelled an overrunning hook."""
+
+    def __init__(self, hook_id: str, abandoned: bool = False) -> None:
+        super().__init__(hook_id)
+        self.abandoned = abandoned
+        """The hook ran on a worker thread, left running (see `hookagent.threads`)."""
 
 
 def awaited_hook(task: asyncio.Task[Any], watch: object) -> tuple[Any, object] | None:

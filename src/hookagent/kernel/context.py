@@ -14,6 +14,7 @@ from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import Emit
 from hookagent.kernel.view import RunView
 from hookagent.models.base import Model, ToolSpec
+from hookagent.spill.results import ToolOutputs
 from hookagent.tools.base import Tool
 
 __all__ = ["Budgets", "RunContext"]
@@ -57,6 +58,8 @@ class RunContext:
     emit: Emit | None
     durable: Durable | None = None
     """Set when the run is kept in a store (see `hookagent.durable`)."""
+    outputs: ToolOutputs | None = None
+    """Per tool, how long a result the model reads; longer ones are saved in the run's folder."""
     resumed_at: float = field(default_factory=perf_counter)
     elapsed_before: float = 0.0
 

@@ -249,6 +249,16 @@ class ToolExecutor:
     async def _execute(
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
     ) -> ToolResult:
+        """The tool's result as the run records it: cut to a preview, and saved whole in the
+        run's folder, when longer than the tool's `max_result_chars`."""
+        result = await self._call_tool(ctx, call, args, attempt)
+        if ctx.outputs is None:
+            return result
+        return await ctx.outputs.bound(ctx.state.run_id, call, result)
+
+    async def _call_tool(
+        self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
+    ) -> ToolResult:
         tool = ctx.tools[call.name]
         while True:
             try:

@@ -7,6 +7,7 @@ length, and they always show the current values.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar, final, overload
 
@@ -16,6 +17,7 @@ from hookagent.kernel.records import StepRecord
 from hookagent.kernel.state import RunState, RunStatus
 from hookagent.messages import Message
 from hookagent.models.base import ToolSpec
+from hookagent.spill.files import default_root, run_folder
 from hookagent.usage import Usage
 
 __all__ = ["ListView", "RunView"]
@@ -60,6 +62,7 @@ class RunView:
         "_metadata",
         "_state",
         "_steps",
+        "files_root",
         "tool_specs",
     )
 
@@ -72,10 +75,19 @@ class RunView:
         self._steps = ListView(state.steps)
         self._decisions = ListView(state.decisions)
         self._metadata = MappingProxyType(state.metadata)
+        self.files_root: Path | None = None
+        """Where run folders are made, set by the agent; None: `.hookagent` here."""
 
     @property
     def run_id(self) -> str:
         return self._state.run_id
+
+    @property
+    def files(self) -> Path:
+        """This run's folder for what was too long to show the model whole (hook output,
+        tool results): `<root>/runs/<run_id>`, made when the first file goes in."""
+        root = self.files_root if self.files_root is not None else default_root(None)
+        return run_folder(root, self.run_id)
 
     @property
     def agent_id(self) -> str:

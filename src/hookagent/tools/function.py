@@ -3,6 +3,12 @@
 The signature is turned into a pydantic model once, at decoration time; each call validates
 the model's arguments against it, and a validation failure becomes an error result naming
 every bad field, so the model can correct itself.
+
+A plain `def` runs on a worker thread (`hookagent.threads`), so a slow one never stalls the
+event loop: streamed output, hook timeouts, lease renewal and cancellation go on meanwhile.
+`blocking=False` runs it on the loop instead, for a function that must run on the loop's
+thread (it uses objects bound to it, such as an `sqlite3` connection made there) or is so
+quick that the thread hop (tens of µs) would be most of its cost.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast, get_type_hints, overload
 
 from hookagent.errors import ConfigError
+from hookagent.threads import in_thread
 from hookagent.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -30,16 +37,31 @@ class FunctionTool:
         "_ctx_param",
         "_fn",
         "_is_async",
+        "blocking",
         "description",
         "name",
         "parameters",
     )
 
-    def __init__(self, fn: ToolFn, *, name: str | None = None, description: str | None = None):
+    def __init__(
+        self,
+        fn: ToolFn,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        blocking: bool = True,
+    ):
         self._fn = fn
         self.name = name or fn.__name__
         self.description = description or inspect.getdoc(fn) or self.name
         self._is_async = inspect.iscoroutinefunction(fn)
+        if self._is_async and not blocking:
+            raise ConfigError(
+                "blocking=False is for sync functions; an async one runs on the loop already",
+                key=f"tool {self.name}",
+            )
+        self.blocking = blocking
+        """A sync function runs on a worker thread (True) or on the event loop (False)."""
         self._ctx_param, self._args_model = _args_model_for(fn, self.name)
         schema = self._args_model.model_json_schema()
         schema.pop("title", None)
@@ -61,7 +83,7 @@ class FunctionTool:
         if self._is_async:
             value = await cast(Awaitable[Any], self._fn(**kwargs))
         else:
-            value = self._fn(**kwargs)
+            value = await in_thread(self._fn, **kwargs) if self.blocking else self._fn(**kwargs)
             if inspect.isawaitable(value):
                 value = await value
         return ToolResult.of(value)
@@ -106,12 +128,18 @@ def _describe_validation(tool_name: str, exc: ValidationError) -> str:
 def tool(fn: ToolFn, /) -> FunctionTool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *, name: str | None = None, description: str | None = None, blocking: bool = True
 ) -> Callable[[ToolFn], FunctionTool]: ...
 def tool(
-    fn: ToolFn | None = None, /, *, name: str | None = None, description: str | None = None
+    fn: ToolFn | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    blocking: bool = True,
 ) -> FunctionTool | Callable[[ToolFn], FunctionTool]:
-    """Make a tool from a typed function; a `ToolContext` parameter receives the call context."""
+    """Make a tool from a typed function; a `ToolContext` parameter receives the call context.
+    A sync function runs on a worker thread unless `blocking=False` (see the module)."""
     if fn is not None:
-        return FunctionTool(fn, name=name, description=description)
-    return lambda f: FunctionTool(f, name=name, description=description)
+        return FunctionTool(fn, name=name, description=description, blocking=blocking)
+    return lambda f: FunctionTool(f, name=name, description=description, blocking=blocking)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -11,6 +10,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from hookagent.capabilities.files.paths import PathError, Root
+from hookagent.threads import in_thread
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
 
@@ -28,9 +28,9 @@ class Args(BaseModel):
 class FileTool(ModelTool[A]):
     """Subclasses implement `execute`, a plain blocking function over the parsed arguments.
 
-    It runs on a worker thread, so a large read or a search over a big tree does not stall
-    the loop; a `PathError` (or any `OSError`) it raises becomes the error result the model
-    reads.
+    It runs on a worker thread (`hookagent.threads`), so a large read or a search over a big
+    tree does not stall the loop; a `PathError` (or any `OSError`) it raises becomes the
+    error result the model reads.
     """
 
     path_arg: ClassVar[str] = "file_path"
@@ -50,7 +50,7 @@ class FileTool(ModelTool[A]):
 
     async def run(self, args: A, ctx: ToolContext) -> ToolResult:
         try:
-            return await asyncio.to_thread(self.execute, args)
+            return await in_thread(self.execute, args)
         except PathError as exc:
             return ToolResult.error(str(exc))
         except OSError as exc:  # not foreseen by the tool, but still the model's to read

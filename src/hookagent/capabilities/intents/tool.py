@@ -6,13 +6,12 @@ it is a recorded decision. Its errors are JSON objects, like the guards' refusal
 
 from __future__ import annotations
 
-import asyncio
-
 from pydantic import BaseModel, Field
 
 from hookagent.capabilities.intents.codes import INTENTS_UNAVAILABLE, UNKNOWN_INTENT, tool_error
 from hookagent.capabilities.intents.spec import IntentFile, render_context
 from hookagent.errors import ConfigError
+from hookagent.threads import in_thread
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
 
@@ -46,7 +45,7 @@ class SelectActiveIntent(ModelTool[_SelectArgs]):
 
     async def run(self, args: _SelectArgs, ctx: ToolContext) -> ToolResult:
         try:
-            intents = await asyncio.to_thread(self.file.load)
+            intents = await in_thread(self.file.load)
         except ConfigError as exc:
             return ToolResult.error(
                 tool_error(
