@@ -174,7 +174,8 @@ class Agent:
         parent_run_id: str | None = None,
         session: str | None = None,
     ) -> RunResult[Any]:
-        """Run to the end and return what happened; failures are in the result, not raised.
+        """Run to the end and return what happened; failures are in the result, not raised
+        (but a `LeaseLost` is: the run was taken over and goes on elsewhere).
 
         With `output_type` (a pydantic model, dataclass, TypedDict or any type pydantic
         validates) the run must end in a valid answer of that type: `result.parsed`. With a
@@ -213,12 +214,16 @@ class Agent:
         approver: Approver | None = None,
         output_type: type[Any] | None = None,
         worker: str | None = None,
+        force: bool = False,
     ) -> RunResult[Any]:
         """Take up a paused or interrupted run (by run id, or its session's id or name)
         where its last checkpoint left it: what its current segment already did is replayed
         from the journal, not done again. `worker` names who holds the run's lease (a
-        worker that claimed the run passes its own name)."""
-        state, durable, prompt = await self._runs().reopen(key, worker=worker)
+        worker that claimed the run passes its own name). `force` takes the run over before
+        its lease runs out when its holder is provably gone (same host, process dead).
+
+        Raises `LeaseLost` if another worker takes the run over while this one runs it."""
+        state, durable, prompt = await self._runs().reopen(key, worker=worker, force=force)
         return await self._execute(
             prompt or "",
             state,

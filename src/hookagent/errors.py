@@ -11,6 +11,7 @@ time, so callers can catch one without the other::
         ├── ModelError       a model call failed: provider, model, status, retries
         ├── ApprovalError    a hook asked for a human and none could answer
         └── StoreError       persisting or loading a run failed
+            └── LeaseLost    another worker took the run over: this process stops
 
 Decisions are values (`HookResult`), never exceptions; these are for bugs and broken input.
 """
@@ -22,6 +23,7 @@ __all__ = [
     "ConfigError",
     "HookError",
     "HookagentError",
+    "LeaseLost",
     "ModelError",
     "RunError",
     "StoreError",
@@ -117,3 +119,27 @@ class ApprovalError(RunError):
 
 class StoreError(RunError):
     """The run store could not persist or load a run."""
+
+
+class LeaseLost(StoreError):
+    """The run's lease passed to another worker (this one's ran out while it was frozen,
+    blocked or cut off, and the run was claimed): nothing was written, and this process must
+    run nothing more for the run, which goes on under `holder`. Not an error of the run, so
+    the error policy never sees it; it ends the call that was running the run."""
+
+    def __init__(self, run_id: str, *, worker: str, holder: str | None, where: str = "") -> None:
+        if holder is None:
+            taken = "the run was taken from it"
+        elif holder == worker:
+            taken = f"another process claimed the run under the same name {holder}"
+        else:
+            taken = f"{holder} took the run over"
+        at = f" ({where})" if where else ""
+        super().__init__(
+            f"run {run_id}: lease lost: {worker} no longer holds it, {taken}; this process "
+            f"stopped without writing or running anything more{at}"
+        )
+        self.run_id = run_id
+        self.worker = worker
+        self.holder = holder
+        """Who holds (or last held) the run's lease now."""

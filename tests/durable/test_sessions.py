@@ -116,7 +116,7 @@ async def test_a_submitted_run_waits_queued_until_someone_resumes_it() -> None:
     agent = build(store, reply("Queued and done."))
     run_id = await agent.submit("later", session="q")
     record = await store.run(run_id)
-    assert record is not None and (record.status, record.lease_owner) == ("queued", None)
+    assert record is not None and (record.status, record.lease_until) == ("queued", 0.0)
     claimed = await store.claim("w1", 0.0, 30.0)
     assert claimed is not None and claimed.id == run_id
     result = await agent.resume(run_id, worker="w1")

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from hookagent.errors import StoreError
+from hookagent.errors import LeaseLost, StoreError
 from hookagent.store import (
     CallRecord,
     Checkpoint,
@@ -554,18 +554,19 @@ async def test_a_queued_run_is_claimed_by_one_worker_until_its_lease_expires(
 ) -> None:
     await started(store)
     claimed = await store.claim("w1", now=100.0, lease=30.0)
-    assert claimed == replace(run_record(), lease_owner="w1", lease_until=130.0)
+    assert claimed == replace(run_record(), lease_owner="w1", lease_until=130.0, lease_epoch=1)
     assert await store.run("r1") == claimed
     assert await store.claim("w2", now=129.0, lease=30.0) is None
 
     again = await store.claim("w1", now=110.0, lease=30.0)  # its holder may take it again
     assert again is not None
-    assert (again.lease_owner, again.lease_until) == ("w1", 140.0)
+    assert (again.lease_owner, again.lease_until, again.lease_epoch) == ("w1", 140.0, 2)
     assert await store.claim("w2", now=139.9, lease=30.0) is None
 
     taken = await store.claim("w2", now=140.0, lease=30.0)  # expired: w1 is presumed dead
     assert taken is not None
-    assert (taken.id, taken.lease_owner, taken.lease_until) == ("r1", "w2", 170.0)
+    got = (taken.id, taken.lease_owner, taken.lease_until, taken.lease_epoch)
+    assert got == ("r1", "w2", 170.0, 3)
     assert await store.claim("w1", now=150.0, lease=30.0) is None
 
 
@@ -644,26 +645,56 @@ async def test_claim_with_a_run_id_takes_that_run_only(store: Store) -> None:
 async def test_renew_and_release_belong_to_the_lease_holder(store: Store) -> None:
     await started(store)
     assert await store.claim("w1", now=100.0, lease=30.0) is not None
-    assert await store.renew("r1", "w1", now=120.0, lease=30.0) is True
+    assert await store.renew("r1", "w1", now=120.0, lease=30.0, epoch=1) is True
     run = await store.run("r1")
     assert run is not None
     assert (run.lease_owner, run.lease_until) == ("w1", 150.0)
     assert await store.claim("w2", now=140.0, lease=30.0) is None
 
-    assert await store.renew("r1", "w2", now=140.0, lease=30.0) is False
-    assert await store.renew("nope", "w1", now=140.0, lease=30.0) is False
-    await store.release("r1", "w2")  # not w2's to release
+    assert await store.renew("r1", "w2", now=140.0, lease=30.0, epoch=1) is False
+    assert await store.renew("nope", "w1", now=140.0, lease=30.0, epoch=1) is False
+    await store.release("r1", "w2", epoch=1)  # not w2's to release
     assert await store.claim("w2", now=140.0, lease=30.0) is None
 
-    await store.release("r1", "w1")
+    await store.release("r1", "w1", epoch=1)
     run = await store.run("r1")
-    assert run is not None
-    assert (run.lease_owner, run.lease_until) == (None, 0.0)
-    assert await store.renew("r1", "w1", now=141.0, lease=30.0) is False
+    assert run is not None  # the lease ends; the name of its last holder stays
+    assert (run.lease_owner, run.lease_until, run.lease_epoch) == ("w1", 0.0, 1)
     taken = await store.claim("w2", now=141.0, lease=30.0)
     assert taken is not None
-    assert taken.lease_owner == "w2"
-    await store.release("nope", "w2")  # an unknown run: nothing to do
+    assert (taken.lease_owner, taken.lease_epoch) == ("w2", 2)
+    assert await store.renew("r1", "w1", now=141.0, lease=30.0, epoch=1) is False
+    await store.release("nope", "w2", epoch=2)  # an unknown run: nothing to do
+
+
+async def test_renew_and_release_of_an_older_epoch_do_nothing(store: Store) -> None:
+    """A worker restarted under the same name claims its run again: the lease it held before
+    (a frozen process of that name) can neither renew nor release the new one."""
+    await started(store)
+    assert await store.claim("w1", now=100.0, lease=30.0) is not None
+    again = await store.claim("w1", now=101.0, lease=30.0)
+    assert again is not None and again.lease_epoch == 2
+    assert await store.renew("r1", "w1", now=120.0, lease=60.0, epoch=1) is False
+    await store.release("r1", "w1", epoch=1)
+    run = await store.run("r1")
+    assert run is not None
+    assert (run.lease_owner, run.lease_until, run.lease_epoch) == ("w1", 131.0, 2)
+    assert await store.claim("w2", now=130.0, lease=30.0) is None  # still held
+
+
+async def test_a_run_created_held_starts_at_the_epoch_it_names(store: Store) -> None:
+    await store.create_session(session_record())
+    held = replace(run_record(status="running"), lease_owner="w1", lease_until=50.0)
+    await store.create_run(replace(held, lease_epoch=1))
+    run = await store.run("r1")
+    assert run is not None and (run.lease_owner, run.lease_epoch) == ("w1", 1)
+    await store.flush(fenced("w1", 1, status="running"))
+    taken = await store.claim("w2", now=60.0, lease=30.0)
+    assert taken is not None and taken.lease_epoch == 2
+
+
+def fenced(worker: str, epoch: int, *, status: RunStatus = "waiting", at: float = 7.0) -> Flush:
+    return replace(full_flush(), worker=worker, epoch=epoch, status=status, at=at)
 
 
 async def test_a_flush_from_a_worker_that_lost_its_lease_is_refused_and_writes_nothing(
@@ -672,10 +703,76 @@ async def test_a_flush_from_a_worker_that_lost_its_lease_is_refused_and_writes_n
     await started(store)
     assert await store.claim("w1", 10.0, 5.0) is not None
     assert await store.claim("w2", 20.0, 5.0) is not None  # w1's lease ran out
-    late = replace(full_flush(), worker="w1")
-    with pytest.raises(StoreError, match="w1 no longer holds the lease"):
-        await store.flush(late)
+    with pytest.raises(LeaseLost, match="w1 no longer holds it, w2 took the run over") as lost:
+        await store.flush(fenced("w1", 1))
+    assert (lost.value.run_id, lost.value.worker, lost.value.holder) == ("r1", "w1", "w2")
+    assert isinstance(lost.value, StoreError)
     rows_ = await store.rows("r1")
     assert rows_ is not None and list(rows_.messages) == [] and rows_.run.status == "queued"
-    await store.flush(replace(full_flush(), worker="w2"))  # the holder may write
-    await store.flush(replace(full_flush(), worker=None))  # an unfenced writer too
+    assert await store.questions("r1") == []
+    with pytest.raises(StoreError, match="a write that holds no lease is refused"):
+        await store.flush(replace(full_flush(), worker=None))
+    await store.flush(fenced("w2", 2))  # the holder may write
+
+
+async def test_a_stale_flush_is_refused_after_the_new_holder_released_the_run(
+    store: Store,
+) -> None:
+    """The frozen writer wakes once the run was taken over, finished and released: the lease
+    is free, but it is not the one the writer claimed, so its write is refused."""
+    await started(store)
+    assert await store.claim("w1", 10.0, 5.0) is not None
+    assert await store.claim("w2", 20.0, 5.0) is not None
+    done = Flush(run_id="r1", status="completed", scalars="{}", at=21.0, worker="w2", epoch=2)
+    await store.flush(done)
+    await store.release("r1", "w2", epoch=2)
+    with pytest.raises(LeaseLost, match="w2 took the run over") as lost:
+        await store.flush(fenced("w1", 1, status="running"))
+    assert lost.value.holder == "w2"
+    rows_ = await store.rows("r1")
+    assert rows_ is not None and list(rows_.messages) == [] and rows_.run.status == "completed"
+
+
+async def test_a_flush_under_the_same_name_but_an_older_epoch_is_refused(store: Store) -> None:
+    await started(store)
+    assert await store.claim("w1", 10.0, 5.0) is not None
+    assert await store.claim("w1", 20.0, 5.0) is not None  # the same name, claimed again
+    with pytest.raises(LeaseLost, match="under the same name w1"):
+        await store.flush(fenced("w1", 1))
+    await store.flush(fenced("w1", 2))
+
+
+async def test_a_flush_extends_the_lease_and_never_shortens_it(store: Store) -> None:
+    await started(store)
+    assert await store.claim("w1", now=10.0, lease=5.0) is not None  # until 15
+    await store.flush(replace(fenced("w1", 1, at=30.0), lease=5.0))  # late; nobody claimed
+    run = await store.run("r1")
+    assert run is not None and run.lease_until == 35.0
+    assert await store.claim("w2", now=34.0, lease=5.0) is None
+    await store.flush(replace(fenced("w1", 1, at=31.0), lease=1.0))
+    await store.flush(fenced("w1", 1, at=32.0))  # no lease given: the lease stands
+    run = await store.run("r1")
+    assert run is not None and run.lease_until == 35.0
+
+
+async def test_a_run_nobody_ever_held_takes_writes_that_name_no_worker(store: Store) -> None:
+    await started(store, status="completed")
+    await store.flush(replace(full_flush(), status="completed", lease=60.0))
+    run = await store.run("r1")
+    assert run is not None
+    assert (run.lease_owner, run.lease_until, run.lease_epoch) == (None, 0.0, 0)
+    with pytest.raises(LeaseLost):
+        await store.flush(fenced("w1", 0))
+
+
+async def test_a_claim_over_an_epoch_takes_a_live_lease_of_that_epoch_only(
+    store: Store,
+) -> None:
+    await started(store)
+    assert await store.claim("w1", now=10.0, lease=60.0) is not None
+    assert await store.claim("w2", now=11.0, lease=30.0, run_id="r1") is None
+    assert await store.claim("w2", now=11.0, lease=30.0, run_id="r1", over_epoch=2) is None
+    assert await store.claim("w2", now=11.0, lease=30.0, over_epoch=1) is None  # no run named
+    taken = await store.claim("w2", now=11.0, lease=30.0, run_id="r1", over_epoch=1)
+    assert taken is not None and (taken.lease_owner, taken.lease_epoch) == ("w2", 2)
+    assert await store.claim("w3", now=12.0, lease=30.0, run_id="r1", over_epoch=1) is None

@@ -166,9 +166,16 @@ async def test_eight_workers_claim_fifty_runs_each_exactly_once(postgres_url: st
             while (run := await store.claim(name, now=100.0, lease=600.0)) is not None:
                 taken.append(run.id)
                 await store.flush(
-                    Flush(run_id=run.id, status="completed", scalars="{}", at=101.0, worker=name)
+                    Flush(
+                        run_id=run.id,
+                        status="completed",
+                        scalars="{}",
+                        at=101.0,
+                        worker=name,
+                        epoch=run.lease_epoch,
+                    )
                 )
-                await store.release(run.id, name)
+                await store.release(run.id, name, epoch=run.lease_epoch)
         finally:
             await store.close()
         return taken
@@ -180,7 +187,7 @@ async def test_eight_workers_claim_fifty_runs_each_exactly_once(postgres_url: st
     check = await opened(postgres_url)
     try:
         runs = await check.runs("s1")
-        assert {(r.status, r.lease_owner) for r in runs} == {("completed", None)}
+        assert {(r.status, r.lease_until, r.lease_epoch) for r in runs} == {("completed", 0, 1)}
     finally:
         await check.close()
 

@@ -367,7 +367,7 @@ def test_listing_and_loading_read_indexes_not_tables(tmp_path: Path) -> None:
         (_SQL.JOURNAL, ("r1", 0)),
         (_SQL.ALL_ROWS.format(table="messages"), ("r1",)),
         (_SQL.CALLS, ("r1",)),
-        (_SQL.CLAIM_ONE, {"worker": "w", "now": 1.0, "run_id": "r1"}),
+        (_SQL.CLAIM_ONE, {"worker": "w", "now": 1.0, "run_id": "r1", "over": None}),
     ]
     for sql, args in by_run:
         query_plan = plan(sql, args)

@@ -129,8 +129,9 @@ def _user() -> str:
 
 
 # -- resume -----------------------------------------------------------------------------------
-def resume_run(key: str, store_url: str | None, *, json_output: bool) -> int:
-    """Take run `key` up where it stopped, show what it did since, report; the exit code."""
+def resume_run(key: str, store_url: str | None, *, json_output: bool, force: bool = False) -> int:
+    """Take run `key` up where it stopped, show what it did since, report; the exit code.
+    `force`: take it over from a holder that is provably gone (see `durable.lease`)."""
     from hookagent.cli.app import _console, exit_code
 
     opened = existing(store_url)
@@ -143,7 +144,7 @@ def resume_run(key: str, store_url: str | None, *, json_output: bool) -> int:
         agent, _ = build_agent(options_of(run), store)
         point = run.checkpoint
         since.extend((point.steps, point.decisions) if point is not None else (0, 0))
-        return await _outcome(store, await agent.resume(run.id))
+        return await _outcome(store, await agent.resume(run.id, force=force))
 
     outcome = in_store(opened, go)
     console = _console()

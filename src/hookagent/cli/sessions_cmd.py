@@ -184,9 +184,21 @@ def deny(
 
 
 # -- resume -----------------------------------------------------------------------------------
-def resume(key: RunKey, store: StoreOpt = None, json_output: JsonOpt = False) -> None:
+def resume(
+    key: RunKey,
+    store: StoreOpt = None,
+    json_output: JsonOpt = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Take the run over before its lease runs out if its holder is provably "
+            "gone (a process of this host that no longer exists).",
+        ),
+    ] = False,
+) -> None:
     """Take a paused or interrupted run up where it stopped (exit 3 if it pauses again)."""
-    raise typer.Exit(guard(lambda: resume_run(key, store, json_output=json_output)))
+    raise typer.Exit(guard(lambda: resume_run(key, store, json_output=json_output, force=force)))
 
 
 # -- worker -----------------------------------------------------------------------------------

@@ -3,7 +3,8 @@ orphaned by a worker that died), one after another.
 
 Each run's agent is rebuilt from the options `hookagent run` saved with it (see `agent_spec`),
 so the worker can only take up runs that `hookagent run` started; the others are held aside
-(see `work`), never retried in a tight loop.
+(see `work`), never retried in a tight loop. A worker whose lease on a run was lost (it was
+frozen or cut off past its lease, and the run was taken over) stops at once: `LeaseLost`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from hookagent.cli.agent_spec import build_agent, options_of
 from hookagent.cli.session_views import short
 from hookagent.cli.store_access import open_at
 from hookagent.durable.runner import lease_seconds, worker_name
-from hookagent.errors import ConfigError, StoreError
+from hookagent.errors import ConfigError, LeaseLost, StoreError
 from hookagent.store.base import Store
 from hookagent.store.records import RunRecord
 
@@ -42,7 +43,7 @@ async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -
     await store.open()
     base = worker_name()
     name, serial, handled = base, 0, 0
-    held: list[tuple[str, str]] = []  # (run id, the name holding it)
+    held: list[tuple[str, str, int]] = []  # (run id, the name holding it, its epoch)
     skipped: set[str] = set()
     reported: dict[str, str] = {}
     _log(f"worker {base} on {store.url}")
@@ -51,12 +52,12 @@ async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -
             run = await store.claim(name, time.time(), lease_seconds())
             if run is None or run.id in skipped:
                 if run is not None:  # a broken run again: hold it too, look further
-                    held.append((run.id, name))
+                    held.append((run.id, name, run.lease_epoch))
                     serial += 1
                     name = f"{base}/{serial}"
                     continue
-                for run_id, owner in held:
-                    await store.release(run_id, owner)
+                for run_id, owner, epoch in held:
+                    await store.release(run_id, owner, epoch=epoch)
                 held.clear()
                 skipped.clear()
                 if once:
@@ -71,13 +72,13 @@ async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -
             if reported.get(run.id) != problem:
                 _log(f"run {run.id} · session {label} · skipped: {problem}")
                 reported[run.id] = problem
-            held.append((run.id, name))
+            held.append((run.id, name, await _epoch(store, run, name)))
             skipped.add(run.id)
             serial += 1
             name = f"{base}/{serial}"
     finally:
-        for run_id, owner in held:
-            await store.release(run_id, owner)
+        for run_id, owner, epoch in held:
+            await store.release(run_id, owner, epoch=epoch)
         await store.close()
 
 
@@ -89,6 +90,8 @@ async def _take_up(store: Store, run: RunRecord, name: str, label: str) -> str |
         return str(exc)
     try:
         result = await agent.resume(run.id, worker=name)
+    except LeaseLost:
+        raise  # this worker was frozen or cut off: it must not go on with anything
     except Exception as exc:  # a worker outlives any one run
         return f"{type(exc).__name__}: {exc}"
     status: str = result.status
@@ -98,6 +101,12 @@ async def _take_up(store: Store, run: RunRecord, name: str, label: str) -> str |
         status += f" ({short(result.error)})"
     _log(f"run {run.id} · session {label} · {status}")
     return None
+
+
+async def _epoch(store: Store, run: RunRecord, name: str) -> int:
+    """The epoch `name` holds `run` at now: a failed resume may have claimed it again."""
+    now = await store.run(run.id)
+    return now.lease_epoch if now is not None and now.lease_owner == name else run.lease_epoch
 
 
 async def _session_label(store: Store, run: RunRecord) -> str:

@@ -11,6 +11,11 @@ found in the journal is taken from it instead of being redone, so no hook, model
 that already ran runs twice. Journal entries are buffered and written at **barriers**: before a
 tool starts (its `started` state must be durable before the side effect), after it ends, when
 the run pauses, and at each checkpoint.
+
+Every barrier is fenced: its flush names the worker and the lease epoch it claimed, and the
+store refuses it once the run was claimed again (`LeaseLost`). A barrier that goes through
+extends the lease, so a run renews its lease at every barrier, not only from the background
+task that may be starved. Once the lease is known lost, every barrier fails at once.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any, final
 
 from hookagent.durable import codec
+from hookagent.errors import LeaseLost
 from hookagent.kernel.state import RunState
 from hookagent.store.base import Store
 from hookagent.store.records import (
@@ -59,10 +65,19 @@ class Durable:
         calls: list[CallRecord] | None = None,
         flushed: Checkpoint | None = None,
         worker: str = "",
+        epoch: int = 0,
+        lease: float = 0.0,
     ) -> None:
         self.store = store
         self.worker = worker
         """Who holds the run's lease while it executes."""
+        self.epoch = epoch
+        """The lease epoch `worker` claimed: every flush is fenced on it."""
+        self.lease = lease
+        """Seconds each flush extends the lease by."""
+        self.lost = False
+        """Set once the lease is known to be someone else's: no barrier writes after."""
+        self._holder: str | None = None
         self.run_id = run_id
         self.session_id = session_id
         self.policy_version = policy_version
@@ -130,8 +145,23 @@ class Durable:
         self._questions.append(question)
 
     # -- barriers ------------------------------------------------------------------------
+    def lose(self, holder: str | None) -> None:
+        """The lease went to `holder`: every barrier fails from now on, writing nothing."""
+        self.lost, self._holder = True, holder
+
+    async def _write(self, flush: Flush) -> None:
+        if self.lost:
+            raise LeaseLost(
+                self.run_id, worker=self.worker, holder=self._holder, where=self.store.url
+            )
+        try:
+            await self.store.flush(flush)
+        except LeaseLost as exc:
+            self.lose(exc.holder)
+            raise
+
     async def barrier(self, state: RunState, status: RunStatus = "running") -> None:
-        await self.store.flush(self._flush(state, status, None))
+        await self._write(self._flush(state, status, None))
 
     async def begin(self, state: RunState, status: RunStatus = "running") -> None:
         """A new run: its initial state (a continued session's conversation) is segment 0."""
@@ -142,7 +172,7 @@ class Durable:
             decisions=len(state.decisions),
             scalars=scalars_of(state, 0),
         )
-        await self.store.flush(self._flush(state, status, point))
+        await self._write(self._flush(state, status, point))
 
     async def checkpoint(self, state: RunState) -> None:
         """A segment begins: everything so far is durable; the journal starts afresh."""
@@ -156,12 +186,12 @@ class Durable:
             decisions=len(state.decisions),
             scalars=scalars_of(state, self.segment),
         )
-        await self.store.flush(self._flush(state, "running", point))
+        await self._write(self._flush(state, "running", point))
 
     async def close(self, state: RunState) -> None:
         """The run ended (or paused): write what is left, with its final status."""
         status: RunStatus = state.status if state.status != "running" else "running"
-        await self.store.flush(self._flush(state, status, None))
+        await self._write(self._flush(state, status, None))
 
     def _flush(self, state: RunState, status: RunStatus, point: Checkpoint | None) -> Flush:
         messages, steps, decisions = self._rows
@@ -171,6 +201,8 @@ class Durable:
             scalars=scalars_of(state, self.segment),
             at=time.time(),
             worker=self.worker or None,
+            epoch=self.epoch,
+            lease=self.lease,
             messages=[
                 (i, codec.dump("message", m))
                 for i, m in enumerate(state.messages[messages:], messages)

@@ -1,16 +1,16 @@
 """Durable runs of an agent: start one in a session, or take one up again from the store.
 
-A run holds a **lease** on itself while it executes, renewed in the background, so that a
-worker that dies lets another take the run over once the lease has run out. A session is a
-line of runs: a new message continues the newest run's conversation in a new run.
+A run holds a **lease** on itself while it executes, so that a worker that dies lets another
+take the run over once the lease has run out. The lease is renewed at every barrier and in
+the background; each claim gives it a new epoch, which every write is fenced on (see
+`Durable`). A session is a line of runs: a new message continues the newest run's
+conversation in a new run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -18,6 +18,7 @@ from typing import final
 
 from hookagent.durable import codec
 from hookagent.durable.journal import Durable, scalars_of
+from hookagent.durable.lease import holder_state, lease_seconds, refusal, worker_name
 from hookagent.durable.restore import restore
 from hookagent.errors import StoreError
 from hookagent.kernel.state import RunState
@@ -26,24 +27,6 @@ from hookagent.store.base import RunRows, Store
 from hookagent.store.records import Checkpoint, RunRecord, SessionRecord
 
 __all__ = ["DurableRuns", "lease_seconds", "worker_name"]
-
-LEASE: float = 60.0
-"""The default lease, in seconds."""
-
-
-def lease_seconds() -> float:
-    """Seconds a run's lease lasts (`HOOKAGENT_LEASE_SECONDS`, default 60); it is renewed
-    every third of that while the run executes. A run whose worker died can be taken over
-    once its lease has run out."""
-    return float(os.environ.get("HOOKAGENT_LEASE_SECONDS") or LEASE)
-
-
-def worker_name() -> str:
-    """`HOOKAGENT_WORKER` if set (a restarted worker under the same name takes its runs
-    back at once), else host, process and a random part."""
-    return os.environ.get("HOOKAGENT_WORKER") or (
-        f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-    )
 
 
 @final
@@ -88,6 +71,7 @@ class DurableRuns:
             if head is not None:
                 state.messages.extend(_final_messages(head))
         state.session_id = session.id
+        lease = lease_seconds()
         await self.store.create_run(
             RunRecord(
                 id=state.run_id,
@@ -98,8 +82,9 @@ class DurableRuns:
                 parent_run_id=state.parent_run_id,
                 prompt=prompt,
                 scalars=scalars_of(state, 0),
-                lease_owner=None if queued else self.worker,
-                lease_until=0.0 if queued else now + lease_seconds(),
+                lease_owner=self.worker,
+                lease_until=now + lease,
+                lease_epoch=1,
                 policy_version=self.policy_version,
             )
         )
@@ -109,16 +94,22 @@ class DurableRuns:
             session_id=session.id,
             policy_version=self.policy_version,
             worker=self.worker,
+            epoch=1,
+            lease=lease,
         )
         await durable.begin(state, "queued" if queued else "running")
+        if queued:  # held only while it was written down: a worker may claim it now
+            await self.store.release(state.run_id, self.worker, epoch=1)
         return durable
 
     async def reopen(
-        self, key: str, *, worker: str | None = None
+        self, key: str, *, worker: str | None = None, force: bool = False
     ) -> tuple[RunState, Durable, str | None]:
         """The run `key` (a run id, or a session whose newest run it is), claimed for
         `worker` (this process by default), its state at its last checkpoint, and its
-        prompt."""
+        prompt. With `force`, a run whose lease has not run out is taken over all the same
+        if its holder is provably gone (see `lease`); otherwise the error says who holds it
+        and for how long."""
         await self._open()
         run = await self.store.run(key)
         if run is None:
@@ -130,15 +121,16 @@ class DurableRuns:
                 raise StoreError(f"session {key!r} names a run that is missing ({self.store.url})")
         if run.status in ("completed", "failed", "stopped"):
             raise StoreError(f"run {run.id} has ended ({run.status}); nothing to resume")
-        owner = worker or self.worker
-        claimed = await self.store.claim(owner, time.time(), lease_seconds(), run_id=run.id)
-        if claimed is None:
-            now = await self.store.run(run.id) or run  # as it stands after the lost claim
-            raise StoreError(_why_not(now, time.time()))
-        rows = await self.store.load(run.id)
-        if rows is None:
-            raise StoreError(f"run {run.id} vanished from {self.store.url}")
-        state = restore(rows)
+        owner, lease = worker or self.worker, lease_seconds()
+        claimed = await self._claim(run, owner, lease, force)
+        try:
+            rows = await self.store.load(run.id)
+            if rows is None:
+                raise StoreError(f"run {run.id} vanished from {self.store.url}")
+            state = restore(rows)
+        except BaseException:
+            await self.store.release(run.id, owner, epoch=claimed.lease_epoch)
+            raise
         point = rows.run.checkpoint or Checkpoint(segment=0, messages=0, steps=0, decisions=0)
         durable = Durable(
             self.store,
@@ -150,18 +142,46 @@ class DurableRuns:
             calls=list(rows.calls),
             flushed=point,
             worker=owner,
+            epoch=claimed.lease_epoch,
+            lease=lease,
         )
         return state, durable, run.prompt
 
+    async def _claim(self, run: RunRecord, owner: str, lease: float, force: bool) -> RunRecord:
+        claimed = await self.store.claim(owner, time.time(), lease, run_id=run.id)
+        if claimed is not None:
+            return claimed
+        now = await self.store.run(run.id) or run  # as it stands after the lost claim
+        if force and now.lease_owner is not None and holder_state(now.lease_owner) == "gone":
+            claimed = await self.store.claim(
+                owner, time.time(), lease, run_id=run.id, over_epoch=now.lease_epoch
+            )
+            if claimed is not None:
+                return claimed
+            now = await self.store.run(run.id) or now
+        raise StoreError(refusal(now, time.time(), force=force))
+
     @contextlib.asynccontextmanager
     async def leased(self, durable: Durable) -> AsyncIterator[None]:
-        """Renew the run's lease while the body runs; release it after."""
+        """Renew the run's lease in the background while the body runs (barriers renew it
+        too); release it after, unless it was lost. A renewal that finds the lease gone marks
+        `durable` lost, so its next barrier fails without writing."""
+        lease = durable.lease or lease_seconds()
 
         async def renew() -> None:
             while True:
-                lease = lease_seconds()
                 await asyncio.sleep(lease / 3)
-                await self.store.renew(durable.run_id, durable.worker, time.time(), lease)
+                try:
+                    held = await self.store.renew(
+                        durable.run_id, durable.worker, time.time(), lease, epoch=durable.epoch
+                    )
+                    if held:
+                        continue
+                    now = await self.store.run(durable.run_id)
+                except StoreError:
+                    continue  # the store is out of reach: the next barrier is fenced anyway
+                durable.lose(now.lease_owner if now is not None else None)
+                return
 
         task = asyncio.create_task(renew())
         try:
@@ -170,22 +190,10 @@ class DurableRuns:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await self.store.release(durable.run_id, durable.worker)
+            if not durable.lost:
+                await self.store.release(durable.run_id, durable.worker, epoch=durable.epoch)
 
 
 def _final_messages(rows: RunRows) -> list[Message]:
     """A finished run's conversation: its last checkpoint (before execution_end) has it all."""
     return [codec.load("message", m) for m in rows.messages]
-
-
-def _why_not(run: RunRecord, now: float) -> str:
-    if run.status in ("completed", "failed", "stopped"):
-        return f"run {run.id} has ended ({run.status}); nothing to resume"
-    if run.lease_owner is not None and run.lease_until > now:
-        return (
-            f"run {run.id} is being run by {run.lease_owner} (lease for another "
-            f"{run.lease_until - now:.0f} s)"
-        )
-    if run.status == "waiting":
-        return f"run {run.id} is waiting for an answer: approve or deny its question first"
-    return f"run {run.id} cannot be resumed now ({run.status})"

@@ -1,7 +1,8 @@
 """ErrorHandler: every exception inside the loop goes to `on_error`, whose hooks decide.
 
 The error policy is just a policy-tier hook at `on_error`. If no hook has an opinion, the run
-fails: an error nobody planned for is not silently ignored.
+fails: an error nobody planned for is not silently ignored. A `LeaseLost` is not handled at
+all: the run was taken over, so nothing more may happen here, not even an `on_error` hook.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import asyncio
 import sys
 from typing import Literal, final
 
-from hookagent.errors import HookError, ModelError, ToolError
+from hookagent.errors import HookError, LeaseLost, ModelError, ToolError
 from hookagent.hooks.events import ErrorClass, ErrorEvent
 from hookagent.hooks.points import ON_ERROR
 from hookagent.hooks.result import StopReason
@@ -54,6 +55,8 @@ class ErrorHandler:
         error_class: ErrorClass | None = None,
         retryable: bool = True,
     ) -> Action:
+        if isinstance(error, LeaseLost):
+            raise error  # the run goes on elsewhere: no hook may act on it here
         state = ctx.state
         text = f"{type(error).__name__}: {error}"
         if isinstance(error, ModelError) and not error.transient:

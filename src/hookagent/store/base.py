@@ -78,7 +78,8 @@ class Store(Protocol):
 
     # -- runs -----------------------------------------------------------------------------
     async def create_run(self, run: RunRecord) -> None:
-        """Insert the run and make it its session's head."""
+        """Insert the run and make it its session's head. A run created held (its
+        `lease_owner` set) starts at the `lease_epoch` it names (1)."""
         ...
 
     async def run(self, run_id: str) -> RunRecord | None: ...
@@ -97,9 +98,11 @@ class Store(Protocol):
         and scalars (and its session's), all in one transaction. Rows already present (same
         run and index, or same journal key) are replaced, so a flush may be retried.
 
-        Fencing: a flush that names a `worker` is refused with a `StoreError` when another
-        worker holds the run's lease (the writer's lease ran out and the run was taken over),
-        and nothing is written."""
+        Fencing, checked in the same statement (or under the same row lock) as the run's
+        update: the flush is written only if the run's `lease_owner` and `lease_epoch` are
+        still its `worker` and `epoch` (`None` and 0: a run nobody ever held). Otherwise
+        nothing is written and it raises `LeaseLost` naming the run's holder now. A flush
+        that is written extends the lease to `at + lease`, if that is later."""
         ...
 
     # -- questions ------------------------------------------------------------------------
@@ -115,16 +118,33 @@ class Store(Protocol):
 
     # -- workers --------------------------------------------------------------------------
     async def claim(
-        self, worker: str, now: float, lease: float, run_id: str | None = None
+        self,
+        worker: str,
+        now: float,
+        lease: float,
+        run_id: str | None = None,
+        *,
+        over_epoch: int | None = None,
     ) -> RunRecord | None:
         """Take one runnable run (or the named one) for `worker` until `now + lease`:
         a `waiting` run whose questions are all answered or expired, a `queued` run, or a
         `running` run whose lease has run out (its worker died). Exactly one of several
-        racing workers gets a given run."""
+        racing workers gets a given run. Every claim adds one to the run's `lease_epoch`,
+        in the same statement, and returns the run with it: writers of older epochs are
+        fenced off from then on.
+
+        With `run_id` and `over_epoch`, the run is taken even though its lease has not run
+        out, provided its epoch is still `over_epoch` (its holder is known to be gone)."""
         ...
 
-    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
-        """Extend the lease; False if the worker no longer holds it."""
+    async def renew(
+        self, run_id: str, worker: str, now: float, lease: float, *, epoch: int
+    ) -> bool:
+        """Extend the lease to `now + lease`; False, and nothing changed, unless `worker`
+        still holds the run at `epoch`."""
         ...
 
-    async def release(self, run_id: str, worker: str) -> None: ...
+    async def release(self, run_id: str, worker: str, *, epoch: int) -> None:
+        """End the lease `worker` holds at `epoch` (the run is claimable at once); nothing
+        if the run was claimed again since."""
+        ...

@@ -8,7 +8,7 @@ import copy
 from dataclasses import replace
 from typing import final
 
-from hookagent.errors import StoreError
+from hookagent.errors import LeaseLost, StoreError
 from hookagent.store.records import (
     CallRecord,
     Flush,
@@ -19,7 +19,7 @@ from hookagent.store.records import (
     StoredRun,
 )
 
-__all__ = ["LoadedRun", "MemoryStore"]
+__all__ = ["LoadedRun", "MemoryStore", "refused"]
 
 RUNNABLE_WAITING = "waiting"
 
@@ -136,9 +136,11 @@ class MemoryStore:
         data = self._runs.get(flush.run_id)
         if data is None:
             raise StoreError(f"no run {flush.run_id!r} to write to ({self.url})")
-        owner = data.record.lease_owner
-        if flush.worker is not None and owner is not None and owner != flush.worker:
-            raise StoreError(lease_lost(flush.run_id, flush.worker, owner, self.url))
+        record = data.record
+        if (record.lease_owner, record.lease_epoch) != (flush.worker, flush.epoch):
+            raise refused(flush, record.lease_owner, record.lease_epoch, self.url)
+        if flush.worker is not None and flush.lease > 0:
+            record.lease_until = max(record.lease_until, flush.at + flush.lease)
         data.messages.update(flush.messages)
         data.steps.update(flush.steps)
         data.decisions.update(flush.decisions)
@@ -190,7 +192,13 @@ class MemoryStore:
 
     # -- workers --------------------------------------------------------------------------
     async def claim(
-        self, worker: str, now: float, lease: float, run_id: str | None = None
+        self,
+        worker: str,
+        now: float,
+        lease: float,
+        run_id: str | None = None,
+        *,
+        over_epoch: int | None = None,
     ) -> RunRecord | None:
         candidates = (
             ([self._runs[run_id]] if run_id is not None and run_id in self._runs else [])
@@ -199,11 +207,13 @@ class MemoryStore:
         )
         for data in candidates:
             record = data.record
-            if record.lease_owner not in (None, worker) and record.lease_until > now:
+            held = record.lease_owner not in (None, worker) and record.lease_until > now
+            if held and (run_id is None or record.lease_epoch != over_epoch):
                 continue
             if not self._runnable(record, now):
                 continue
             record.lease_owner, record.lease_until = worker, now + lease
+            record.lease_epoch += 1
             return replace(record)
         return None
 
@@ -217,21 +227,30 @@ class MemoryStore:
         ]
         return all(q.expires_at is not None and q.expires_at <= now for q in pending)
 
-    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
+    async def renew(
+        self, run_id: str, worker: str, now: float, lease: float, *, epoch: int
+    ) -> bool:
         data = self._runs.get(run_id)
-        if data is None or data.record.lease_owner != worker:
+        if data is None or (data.record.lease_owner, data.record.lease_epoch) != (worker, epoch):
             return False
         data.record.lease_until = now + lease
         return True
 
-    async def release(self, run_id: str, worker: str) -> None:
+    async def release(self, run_id: str, worker: str, *, epoch: int) -> None:
         data = self._runs.get(run_id)
-        if data is not None and data.record.lease_owner == worker:
-            data.record.lease_owner, data.record.lease_until = None, 0.0
+        if data is not None and (data.record.lease_owner, data.record.lease_epoch) == (
+            worker,
+            epoch,
+        ):
+            data.record.lease_until = 0.0
 
 
-def lease_lost(run_id: str, worker: str, owner: str, where: str) -> str:
-    return (
-        f"run {run_id}: {worker} no longer holds the lease ({owner} took the run over); "
-        f"nothing was written ({where})"
-    )
+def refused(flush: Flush, holder: str | None, epoch: int, where: str) -> StoreError:
+    """Why a flush the fence turned away was refused: `LeaseLost` for a writer whose lease
+    went to `holder` (at `epoch`)."""
+    if flush.worker is None:
+        return StoreError(
+            f"run {flush.run_id} is held by {holder} (lease epoch {epoch}): a write that holds "
+            f"no lease is refused; nothing was written ({where})"
+        )
+    return LeaseLost(flush.run_id, worker=flush.worker, holder=holder, where=where)

@@ -18,7 +18,7 @@ from typing import Any, Final, TypeVar, final
 import asyncpg
 
 from hookagent.errors import StoreError
-from hookagent.store.memory import lease_lost
+from hookagent.store.memory import refused
 from hookagent.store.migrations.postgres import LATEST, MIGRATIONS
 from hookagent.store.postgres_sql import (
     CALL_FIELDS,
@@ -310,9 +310,9 @@ class PostgresStore:
         found = await conn.fetchrow(SQL.LOCK_RUN, run_id)
         if found is None:
             raise StoreError(f"no run {run_id!r} to write to ({self._url})")
-        owner = found[0]
-        if flush.worker is not None and owner is not None and owner != flush.worker:
-            raise StoreError(lease_lost(run_id, flush.worker, owner, self._url))
+        holder, epoch = found
+        if (holder, epoch) != (flush.worker, flush.epoch):
+            raise refused(flush, holder, epoch, self._url)
         for table, rows in (
             ("messages", flush.messages),
             ("steps", flush.steps),
@@ -345,6 +345,7 @@ class PostgresStore:
             flush.scalars,
             flush.at,
             None if point is None else checkpoint_json(point),
+            flush.at + flush.lease if flush.worker is not None else 0.0,
         )
 
     # -- questions ------------------------------------------------------------------------
@@ -362,22 +363,30 @@ class PostgresStore:
 
     # -- workers --------------------------------------------------------------------------
     async def claim(
-        self, worker: str, now: float, lease: float, run_id: str | None = None
+        self,
+        worker: str,
+        now: float,
+        lease: float,
+        run_id: str | None = None,
+        *,
+        over_epoch: int | None = None,
     ) -> RunRecord | None:
         if run_id is None:
             row = await self._fetchrow("claim a run", SQL.CLAIM, worker, now, now + lease)
         else:
             row = await self._fetchrow(
-                "claim a run", SQL.CLAIM_ONE, worker, now, now + lease, run_id
+                "claim a run", SQL.CLAIM_ONE, worker, now, now + lease, run_id, over_epoch
             )
         return None if row is None else run_record(row, self._url)
 
-    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
-        status = await self._execute("renew a lease", SQL.RENEW, run_id, worker, now + lease)
+    async def renew(
+        self, run_id: str, worker: str, now: float, lease: float, *, epoch: int
+    ) -> bool:
+        status = await self._execute("renew a lease", SQL.RENEW, run_id, worker, now + lease, epoch)
         return status == "UPDATE 1"
 
-    async def release(self, run_id: str, worker: str) -> None:
-        await self._execute("release a lease", SQL.RELEASE, run_id, worker)
+    async def release(self, run_id: str, worker: str, *, epoch: int) -> None:
+        await self._execute("release a lease", SQL.RELEASE, run_id, worker, epoch)
 
     # -- single statements ----------------------------------------------------------------
     async def _fetch(self, op: str, query: str, *args: object) -> list[Row]:

@@ -37,7 +37,7 @@ __all__ = [
 SESSION_COLUMNS: Final = "id, name, created_at, updated_at, head_run_id, forked_from, status, title"
 RUN_COLUMNS: Final = (
     "id, session_id, status, created_at, updated_at, parent_run_id, prompt, scalars, "
-    "checkpoint, lease_owner, lease_until, policy_version"
+    "checkpoint, lease_owner, lease_until, policy_version, lease_epoch"
 )
 CALL_COLUMNS: Final = "call_id, step, name, args, idempotency_key, state, result, updated_at"
 QUESTION_COLUMNS: Final = (
@@ -52,12 +52,13 @@ QUESTION_FIELDS: Final = tuple(QUESTION_COLUMNS.split(", "))
 
 _RUNNABLE: Final = (
     "status IN ('queued', 'running', 'waiting') "
-    "AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until <= $2) "
+    "AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until <= $2{over}) "
     "AND (status <> 'waiting' OR NOT EXISTS ("
     " SELECT 1 FROM questions q WHERE q.run_id = runs.id AND q.answer IS NULL"
     " AND (q.expires_at IS NULL OR q.expires_at > $2)))"
 )
-"""A run `claim` may take: $1 is the worker, $2 the time."""
+"""A run `claim` may take: $1 is the worker, $2 the time; `{over}` is empty, or the
+condition that takes a run over from a holder known to be gone."""
 _CHECKPOINT_FIELDS: Final = frozenset(f.name for f in fields(Checkpoint))
 _PASSWORD_IN_NETLOC: Final = re.compile(r"^([^:/]+://[^:@/]*:)[^/]*@")
 """Up to the last `@` of the host part: a password with an `@` in it is hidden whole."""
@@ -108,7 +109,8 @@ class SQL:
     LOCK_SESSION: Final = "SELECT title FROM sessions WHERE id = $1 FOR NO KEY UPDATE"
     INSERT_RUN: Final = (
         f"INSERT INTO runs ({RUN_COLUMNS}) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING"
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) "
+        "ON CONFLICT (id) DO NOTHING"
     )
     HEAD: Final = (
         "UPDATE sessions SET head_run_id = $1, status = $2, updated_at = $3, title = $4 "
@@ -125,8 +127,9 @@ class SQL:
     CALLS: Final = f"SELECT {CALL_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY seq"
 
     # -- flush ----------------------------------------------------------------------------
-    LOCK_RUN: Final = "SELECT lease_owner FROM runs WHERE id = $1 FOR UPDATE"
-    """The fence: a `claim` of this run waits for (or skips) the flush, and the other way."""
+    LOCK_RUN: Final = "SELECT lease_owner, lease_epoch FROM runs WHERE id = $1 FOR UPDATE"
+    """The fence: the holder and epoch are checked under the row's lock, which a `claim` of
+    this run waits for (or skips) until the flush commits, and the other way."""
     UPSERT_ROW: Final = (
         "INSERT INTO {table} (run_id, idx, data) VALUES ($1, $2, $3) "
         "ON CONFLICT (run_id, idx) DO UPDATE SET data = EXCLUDED.data"
@@ -152,12 +155,14 @@ class SQL:
     )
     UPDATE_RUN: Final = (
         "WITH r AS (UPDATE runs SET status = $2, scalars = $3, "
-        "updated_at = GREATEST(updated_at, $4), checkpoint = COALESCE($5, checkpoint) "
-        "WHERE id = $1 RETURNING session_id, updated_at) "
+        "updated_at = GREATEST(updated_at, $4), checkpoint = COALESCE($5, checkpoint), "
+        "lease_until = GREATEST(lease_until, $6) WHERE id = $1 "
+        "RETURNING session_id, updated_at) "
         "UPDATE sessions s SET status = $2, updated_at = r.updated_at FROM r "
         "WHERE s.id = r.session_id AND s.head_run_id = $1"
     )
-    """The run's status, scalars and checkpoint, and its session's if it is the head."""
+    """The run's status, scalars and checkpoint (its lease extended to $6), and its
+    session's if it is the head."""
 
     # -- questions ------------------------------------------------------------------------
     QUESTIONS: Final = (
@@ -175,23 +180,28 @@ class SQL:
 
     # -- workers --------------------------------------------------------------------------
     CLAIM: Final = (
-        "UPDATE runs SET lease_owner = $1, lease_until = $3 WHERE id = ("
-        f"SELECT id FROM runs WHERE {_RUNNABLE} "
+        "UPDATE runs SET lease_owner = $1, lease_until = $3, lease_epoch = lease_epoch + 1 "
+        f"WHERE id = (SELECT id FROM runs WHERE {_RUNNABLE.format(over='')} "
         "ORDER BY updated_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED) "
         f"RETURNING {RUN_COLUMNS}"
     )
     """Take the runnable run updated longest ago, in one statement (one transaction): a run
     another worker is taking is locked, so it is skipped rather than taken twice."""
     CLAIM_ONE: Final = (
-        "UPDATE runs SET lease_owner = $1, lease_until = $3 WHERE id = ("
-        f"SELECT id FROM runs WHERE id = $4 AND {_RUNNABLE} FOR UPDATE) "
+        "UPDATE runs SET lease_owner = $1, lease_until = $3, lease_epoch = lease_epoch + 1 "
+        "WHERE id = (SELECT id FROM runs WHERE id = $4 AND "
+        f"{_RUNNABLE.format(over=' OR lease_epoch = $5')} FOR UPDATE) "
         f"RETURNING {RUN_COLUMNS}"
     )
-    """Take the named run: a lock on it is waited for, and the run checked again after."""
-    RENEW: Final = "UPDATE runs SET lease_until = $3 WHERE id = $1 AND lease_owner = $2"
-    RELEASE: Final = (
-        "UPDATE runs SET lease_owner = NULL, lease_until = 0 WHERE id = $1 AND lease_owner = $2"
+    """Take the named run: a lock on it is waited for, and the run checked again after.
+    $5 is the epoch of a holder known to be gone, or NULL."""
+    RENEW: Final = (
+        "UPDATE runs SET lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $4"
     )
+    RELEASE: Final = (
+        "UPDATE runs SET lease_until = 0 WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3"
+    )
+    """The holder's name stays: a writer fenced off later is told who had the run."""
 
 
 class Row(Protocol):

@@ -55,8 +55,13 @@ class RunRecord:
     stop-block streak — the small part of the state, rewritten at each checkpoint."""
     checkpoint: Checkpoint | None = None
     lease_owner: str | None = None
+    """Who holds the run's lease while `lease_until` is ahead, or held it last (a release
+    ends the lease but keeps the name, so a writer fenced off can be told who took over)."""
     lease_until: float = 0.0
     policy_version: str = ""
+    lease_epoch: int = 0
+    """The fencing token: 0 for a run never held, then one more at every claim. A write
+    names the epoch its writer claimed, and is refused once the run was claimed again."""
 
 
 @final
@@ -137,7 +142,12 @@ class Flush:
     at: float
     """When (epoch seconds): the run's and its session's `updated_at`."""
     worker: str | None = None
-    """Who writes: the flush is refused if another worker holds the run's lease."""
+    """Who writes, with `epoch`: the flush is refused unless the run's lease is still the
+    one this worker claimed (same holder, same epoch). None writes to a run no one has ever
+    held (epoch 0), as a fork does."""
+    epoch: int = 0
+    lease: float = 0.0
+    """Seconds the writer's lease is extended by, from `at` (a barrier renews the lease)."""
     messages: list[tuple[int, str]] = field(default_factory=list[tuple[int, str]])
     """(index, JSON) of messages appended since the last flush."""
     steps: list[tuple[int, str]] = field(default_factory=list[tuple[int, str]])

@@ -296,24 +296,34 @@ class SQLiteStore:
 
     # -- workers --------------------------------------------------------------------------
     async def claim(
-        self, worker: str, now: float, lease: float, run_id: str | None = None
+        self,
+        worker: str,
+        now: float,
+        lease: float,
+        run_id: str | None = None,
+        *,
+        over_epoch: int | None = None,
     ) -> RunRecord | None:
         return await self._do(
             "claim a run",
-            lambda conn: sqlite_ops.claim(conn, worker, now, lease, run_id, self._url),
+            lambda conn: sqlite_ops.claim(conn, worker, now, lease, run_id, over_epoch, self._url),
             write=True,
         )
 
-    async def renew(self, run_id: str, worker: str, now: float, lease: float) -> bool:
+    async def renew(
+        self, run_id: str, worker: str, now: float, lease: float, *, epoch: int
+    ) -> bool:
         return await self._do(
             "renew a lease",
-            lambda conn: sqlite_ops.renew(conn, run_id, worker, now, lease),
+            lambda conn: sqlite_ops.renew(conn, run_id, worker, epoch, now, lease),
             write=True,
         )
 
-    async def release(self, run_id: str, worker: str) -> None:
+    async def release(self, run_id: str, worker: str, *, epoch: int) -> None:
         await self._do(
-            "release a lease", lambda conn: sqlite_ops.release(conn, run_id, worker), write=True
+            "release a lease",
+            lambda conn: sqlite_ops.release(conn, run_id, worker, epoch),
+            write=True,
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 
 from hookagent.errors import StoreError
-from hookagent.store.memory import lease_lost
+from hookagent.store.memory import refused
 from hookagent.store.records import (
     Flush,
     JournalEntry,
@@ -151,13 +151,22 @@ def flush(conn: sqlite3.Connection, flush: Flush, where: str) -> None:
     point = checkpoint_json(flush.checkpoint) if flush.checkpoint is not None else None
     found = conn.execute(
         SQL.UPDATE_RUN,
-        (flush.status, flush.scalars, flush.at, point, run_id, flush.worker, flush.worker),
+        {
+            "status": flush.status,
+            "scalars": flush.scalars,
+            "at": flush.at,
+            "checkpoint": point,
+            "until": flush.at + flush.lease if flush.worker is not None else 0.0,
+            "run_id": run_id,
+            "worker": flush.worker,
+            "epoch": flush.epoch,
+        },
     ).fetchone()
     if found is None:
-        owner = conn.execute(SQL.LEASE_OWNER, (run_id,)).fetchone()
-        if owner is None:
+        holder = conn.execute(SQL.LEASE_OWNER, (run_id,)).fetchone()
+        if holder is None:
             raise StoreError(f"no run {run_id!r} to write to ({where})")
-        raise StoreError(lease_lost(run_id, flush.worker or "", owner[0], where))
+        raise refused(flush, holder[0], holder[1], where)
     session_id, updated_at = found
     for table, written in (
         ("messages", flush.messages),
@@ -208,21 +217,29 @@ def claim(
     now: float,
     lease: float,
     run_id: str | None,
+    over_epoch: int | None,
     where: str,
 ) -> RunRecord | None:
+    """The select and the update share the transaction's write lock (`BEGIN IMMEDIATE`):
+    no other claim or flush comes between them."""
     sql = SQL.CLAIM if run_id is None else SQL.CLAIM_ONE
-    row = conn.execute(sql, {"worker": worker, "now": now, "run_id": run_id}).fetchone()
+    args = {"worker": worker, "now": now, "run_id": run_id, "over": over_epoch}
+    row = conn.execute(sql, args).fetchone()
     if row is None:
         return None
     taken = run_record(row, where)
     taken.lease_owner, taken.lease_until = worker, now + lease
-    conn.execute(SQL.LEASE, (taken.lease_owner, taken.lease_until, taken.id))
+    (taken.lease_epoch,) = conn.execute(
+        SQL.LEASE, (taken.lease_owner, taken.lease_until, taken.id)
+    ).fetchone()
     return taken
 
 
-def renew(conn: sqlite3.Connection, run_id: str, worker: str, now: float, lease: float) -> bool:
-    return conn.execute(SQL.RENEW, (now + lease, run_id, worker)).rowcount == 1
+def renew(
+    conn: sqlite3.Connection, run_id: str, worker: str, epoch: int, now: float, lease: float
+) -> bool:
+    return conn.execute(SQL.RENEW, (now + lease, run_id, worker, epoch)).rowcount == 1
 
 
-def release(conn: sqlite3.Connection, run_id: str, worker: str) -> None:
-    conn.execute(SQL.RELEASE, (run_id, worker))
+def release(conn: sqlite3.Connection, run_id: str, worker: str, epoch: int) -> None:
+    conn.execute(SQL.RELEASE, (run_id, worker, epoch))

@@ -42,7 +42,7 @@ Row = tuple[Any, ...]
 SESSION_COLUMNS: Final = "id, name, created_at, updated_at, head_run_id, forked_from, status, title"
 RUN_COLUMNS: Final = (
     "id, session_id, status, created_at, updated_at, parent_run_id, prompt, scalars, "
-    "checkpoint, lease_owner, lease_until, policy_version"
+    "checkpoint, lease_owner, lease_until, policy_version, lease_epoch"
 )
 QUESTION_COLUMNS: Final = (
     "id, run_id, session_id, key, data, fingerprint, created_at, expires_at, answer, answered_at"
@@ -81,7 +81,7 @@ class SQL:
     SESSION_TITLE: Final = "SELECT title FROM sessions WHERE id = ?"
     RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE id = ?"
     INSERT_RUN: Final = (
-        f"INSERT INTO runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        f"INSERT INTO runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     HEAD: Final = (
         "UPDATE sessions SET head_run_id = ?, status = ?, updated_at = ?, title = ? WHERE id = ?"
@@ -101,13 +101,15 @@ class SQL:
 
     # -- flush ----------------------------------------------------------------------------
     UPDATE_RUN: Final = (
-        "UPDATE runs SET status = ?, scalars = ?, updated_at = MAX(updated_at, ?), "
-        "checkpoint = COALESCE(?, checkpoint) WHERE id = ? "
-        "AND (? IS NULL OR lease_owner IS NULL OR lease_owner = ?) "
+        "UPDATE runs SET status = :status, scalars = :scalars, "
+        "updated_at = MAX(updated_at, :at), checkpoint = COALESCE(:checkpoint, checkpoint), "
+        "lease_until = MAX(lease_until, :until) "
+        "WHERE id = :run_id AND lease_owner IS :worker AND lease_epoch = :epoch "
         "RETURNING session_id, updated_at"
     )
-    """The run row, written first: its update is also the lease check (fencing)."""
-    LEASE_OWNER: Final = "SELECT lease_owner FROM runs WHERE id = ?"
+    """The run row, written first: its update is also the lease check (fencing), and
+    extends the lease (`:until` is 0 for a writer without one)."""
+    LEASE_OWNER: Final = "SELECT lease_owner, lease_epoch FROM runs WHERE id = ?"
     UPSERT_ROW: Final = "INSERT OR REPLACE INTO {table} (run_id, idx, data) VALUES (?, ?, ?)"
     DROP_JOURNAL: Final = "DELETE FROM journal WHERE run_id = ? AND segment < ?"
     UPSERT_JOURNAL: Final = (
@@ -159,12 +161,21 @@ class SQL:
         " AND (q.expires_at IS NULL OR q.expires_at > :now))) "
         "ORDER BY updated_at, rowid LIMIT 1"
     )
-    CLAIM_ONE: Final = CLAIM.replace("ORDER BY", "AND id = :run_id ORDER BY")
-    LEASE: Final = "UPDATE runs SET lease_owner = ?, lease_until = ? WHERE id = ?"
-    RENEW: Final = "UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?"
-    RELEASE: Final = (
-        "UPDATE runs SET lease_owner = NULL, lease_until = 0 WHERE id = ? AND lease_owner = ?"
+    CLAIM_ONE: Final = CLAIM.replace(
+        "OR lease_until <= :now)", "OR lease_until <= :now OR lease_epoch = :over)"
+    ).replace("ORDER BY", "AND id = :run_id ORDER BY")
+    """The named run; `:over` is the epoch of a holder known to be gone (or NULL)."""
+    LEASE: Final = (
+        "UPDATE runs SET lease_owner = ?, lease_until = ?, lease_epoch = lease_epoch + 1 "
+        "WHERE id = ? RETURNING lease_epoch"
     )
+    RENEW: Final = (
+        "UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND lease_epoch = ?"
+    )
+    RELEASE: Final = (
+        "UPDATE runs SET lease_until = 0 WHERE id = ? AND lease_owner = ? AND lease_epoch = ?"
+    )
+    """The holder's name stays: a writer fenced off later is told who had the run."""
 
 
 SQLiteRows = StoredRun
@@ -217,6 +228,7 @@ def run_values(r: RunRecord) -> Row:
         r.lease_owner,
         r.lease_until,
         r.policy_version,
+        r.lease_epoch,
     )
 
 
@@ -236,6 +248,7 @@ def run_record(row: Row, where: str) -> RunRecord:
         lease_owner,
         lease_until,
         policy_version,
+        lease_epoch,
     ) = row
     return RunRecord(
         id=run_id,
@@ -250,6 +263,7 @@ def run_record(row: Row, where: str) -> RunRecord:
         lease_owner=lease_owner,
         lease_until=lease_until,
         policy_version=policy_version,
+        lease_epoch=lease_epoch,
     )
 
 

@@ -117,6 +117,8 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "CREATE INDEX questions_by_run ON questions (run_id)",
         "CREATE INDEX questions_by_fingerprint ON questions (session_id, fingerprint)",
     ),
+    # 2: the lease's fencing token, one more at every claim.
+    ("ALTER TABLE runs ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0",),
 )
 
 LATEST: Final = len(MIGRATIONS)
