@@ -117,3 +117,38 @@ async def test_a_hook_error_mid_batch_leaves_every_call_with_a_result() -> None:
     assert len(results) == 2 and results[0].call_id != results[1].call_id
     assert all(m.is_error and m.content.startswith("Not run:") for m in results)
     assert "bad_block" in results[0].content
+
+
+async def test_a_hook_error_at_execution_end_fails_the_finished_run() -> None:
+    b, _ = builder(reply("done"))
+
+    def broken_audit(event: h.RunEvent) -> None:
+        raise OSError("audit log is full")
+
+    agent = b.on(h.EXECUTION_END, broken_audit, name="audit", on_failure="raise").build()
+    result = await agent.run("go")
+    assert (result.status, result.stop_reason) == ("failed", "error")
+    assert result.output == "done"  # what the run produced stays
+    assert (result.stop_message or "").startswith("execution_end: HookError: hook user:audit")
+    assert "audit log is full" in (result.error or "")
+
+
+async def test_an_illegal_decision_at_session_end_fails_a_stopped_run_too() -> None:
+    b, _ = builder(reply("never"))
+    b.on(h.BEFORE_STEP, lambda e: h.HookResult.stop("enough"))
+    b.on(h.SESSION_END, lambda e: h.HookResult.block("no"), name="bad_end")
+    result = await b.build().run("go")
+    assert (result.status, result.stop_reason) == ("failed", "error")
+    assert "user:bad_end at session_end" in (result.error or "")
+
+
+async def test_an_error_policy_ignoring_an_execution_end_error_keeps_the_status() -> None:
+    b, _ = builder(reply("done"))
+
+    def broken_audit(event: h.RunEvent) -> None:
+        raise OSError("audit log is full")
+
+    b.on(h.EXECUTION_END, broken_audit, name="audit", on_failure="raise")
+    b.error_policy(h.ErrorPolicy({"hook": "ignore"}))
+    result = await b.build().run("go")
+    assert result.status == "completed"

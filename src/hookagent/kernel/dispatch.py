@@ -90,6 +90,18 @@ class Dispatcher:
         decision = self._record(point, folded, answer)
         return decision, folded.event
 
+    async def fire_now(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
+        """`fire` outside the journal, for points that belong to the process rather than to
+        the run (session_start, session_end): a resumed run runs their hooks again instead of
+        replaying them. Their points accept no `ask`."""
+        hooks = self._by_point.get(point)
+        folded = await fold(point, hooks, event, self._watch) if hooks else None
+        if folded is None:
+            return NO_DECISION, event
+        if isinstance(folded, HookResult):
+            return _ROUTINE[folded.kind], event
+        return self._record(point, folded, None), folded.event
+
     async def _fire_durably(
         self, point: HookPoint[E], hooks: tuple[Hook[E], ...], event: E, durable: Durable
     ) -> tuple[Decision, E]:

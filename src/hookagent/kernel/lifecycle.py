@@ -1,11 +1,27 @@
-"""ExecutionLifecycle: execution_start and the user prompt on the way in, execution_end out."""
+"""ExecutionLifecycle: session_start, execution_start and the user prompt on the way in;
+execution_end and session_end on the way out.
+
+A run that is not a subagent's opens its session each time a process takes it up, as a
+Claude Code process does: `source` is `startup` for a new run in a new session, `resume` for
+a run taken up again (`Agent.resume`) or one continuing a session's conversation. It closes
+the session when it ends (completed, failed or stopped), with the reason `other`; a run that
+pauses for an answer has not ended, and opens the session again (`resume`) when taken up.
+Both points are fired outside the journal: they belong to the process, not to the run's
+segment, so a resumed run runs their hooks again rather than replaying them.
+"""
 
 from __future__ import annotations
 
 from typing import final
 
 from hookagent.hooks.events import PromptEvent, RunEvent
-from hookagent.hooks.points import EXECUTION_END, EXECUTION_START, USER_PROMPT
+from hookagent.hooks.points import (
+    EXECUTION_END,
+    EXECUTION_START,
+    SESSION_END,
+    SESSION_START,
+    USER_PROMPT,
+)
 from hookagent.kernel.context import RunContext
 from hookagent.messages import UserMessage
 
@@ -14,6 +30,18 @@ __all__ = ["ExecutionLifecycle"]
 
 @final
 class ExecutionLifecycle:
+    async def open(self, ctx: RunContext, *, resumed: bool) -> None:
+        """session_start; its context reaches the model before the run's first request."""
+        state = ctx.state
+        if state.parent_run_id is not None or not ctx.hooks.wants(SESSION_START):
+            return
+        source = "resume" if resumed or state.messages else "startup"
+        opened, _ = await ctx.hooks.fire_now(SESSION_START, RunEvent(run=ctx.view, source=source))
+        if opened.outcome == "stop":
+            state.stop_by(opened)
+            return
+        state.add_reminder(opened.contexts)
+
     async def start(self, ctx: RunContext, prompt: str | None) -> None:
         state = ctx.state
         state.position.phase = "start"
@@ -50,3 +78,8 @@ class ExecutionLifecycle:
         if state.stop_reason is None:
             state.finish("completed", "completed")
         await ctx.hooks.fire(EXECUTION_END, RunEvent(run=ctx.view))
+
+    async def close(self, ctx: RunContext) -> None:
+        """session_end, once the run has ended."""
+        if ctx.state.parent_run_id is None and ctx.hooks.wants(SESSION_END):
+            await ctx.hooks.fire_now(SESSION_END, RunEvent(run=ctx.view, source="other"))

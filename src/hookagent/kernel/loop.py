@@ -1,8 +1,8 @@
 """The kernel: one loop, read top to bottom.
 
-    execution_start, user_prompt
+    session_start, execution_start, user_prompt
     repeat: before_step, inference, tools, after_step; should_continue / stop
-    execution_end
+    execution_end, session_end
 
 Every rung is a composite with one concern; the loop only checks whether the run has ended.
 Any exception on the way goes to the ErrorHandler (`on_error`), whose hooks decide.
@@ -11,7 +11,7 @@ Any exception on the way goes to the ErrorHandler (`on_error`), whose hooks deci
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import final
+from typing import Final, final
 
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.continuation import ContinuationEvaluator, StopResolver
@@ -22,6 +22,9 @@ from hookagent.kernel.step import StepRunner
 from hookagent.kernel.tool_executor import ToolExecutor
 
 __all__ = ["Kernel"]
+
+_AFTER_THE_END: Final = frozenset({"execution_end", "session_end"})
+"""Rungs that run once the run has its final status."""
 
 
 @final
@@ -38,8 +41,10 @@ class Kernel:
         """Run from the start, or (`resume`) from the segment a durable run's last checkpoint
         began: the start, a turn of the loop, or the end."""
         durable = ctx.durable
+        await self._safely(ctx, self._lifecycle.open(ctx, resumed=resume), "session_start")
         if not resume or (durable is not None and durable.segment == 0):
-            await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
+            if not ctx.ended:
+                await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
             resume = False
         while not ctx.ended:
             if durable is not None and not resume:
@@ -54,11 +59,16 @@ class Kernel:
         if durable is not None and not resume:
             await durable.checkpoint(ctx.state)
         await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
+        await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
 
     async def _safely(self, ctx: RunContext, rung: Awaitable[None], where: str) -> None:
         try:
             await rung
         except Exception as exc:
             action = await self._errors.handle(ctx, exc, where=where, retryable=False)
-            if action == "stop" and not ctx.ended:
+            if action != "stop":
+                return
+            if not ctx.ended:
                 ctx.state.finish("failed", "error", f"{where}: {exc}")
+            elif where in _AFTER_THE_END:  # the run had finished; it fails all the same
+                ctx.state.fail_after_end(f"{where}: {ctx.state.error or exc}")

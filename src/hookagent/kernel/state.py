@@ -99,6 +99,12 @@ class RunState:
         if self.stop_reason is None:
             self.status, self.stop_reason, self.stop_message = status, reason, message
 
+    def fail_after_end(self, message: str) -> None:
+        """An error at execution_end or session_end that the error policy did not ignore:
+        the run ends `failed` even though it had finished, unless it had failed already."""
+        if self.status != "failed":
+            self.status, self.stop_reason, self.stop_message = "failed", "error", message
+
     # -- persistence ------------------------------------------------------------------
     def to_json(self) -> str:
         return _adapter().dump_json(self, fallback=_fallback, warnings=False).decode()
