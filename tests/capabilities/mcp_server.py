@@ -57,6 +57,18 @@ def picture() -> list[str | Image]:
     return ["a red dot", Image(data=b"\x89PNG-not-really", format="png")]
 
 
+@server.tool(structured_output=False)
+def text(size: int) -> str:
+    """`size` characters of text."""
+    return "".join(f"{n:07d}\n" for n in range(size // 8 + 1))[:size]
+
+
+@server.tool(structured_output=False, meta={"anthropic/maxResultSizeChars": 120_000})
+def page(size: int) -> str:
+    """`size` characters of text, read whole up to 120,000 as the server declares."""
+    return "p" * size
+
+
 @server.tool()
 def crash() -> str:
     """Ends the server process mid-call."""

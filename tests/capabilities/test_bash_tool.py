@@ -28,10 +28,9 @@ def bash_tool(root: Path, policy: BashPolicy = FAST) -> Tool:
 async def call(
     root: Path, policy: BashPolicy = FAST, metadata: dict[str, Any] | None = None, **args: Any
 ) -> ToolResult:
-    ctx = ToolContext(
-        run=RunView(RunState(run_id="run-1", metadata=metadata or {})),
-        call=ToolCall(id="c1", name="Bash", args=args),
-    )
+    view = RunView(RunState(run_id="run-1", metadata=metadata or {}))
+    view.files_root = root / ".hookagent"
+    ctx = ToolContext(run=view, call=ToolCall(id="c1", name="Bash", args=args))
     return await bash_tool(root, policy)(args, ctx)
 
 
@@ -183,27 +182,35 @@ async def test_huge_output_is_read_in_bounded_memory_and_truncated(tmp_path: Pat
         tracemalloc.stop()
     assert peak < 20_000_000
     assert not result.is_error
+    [saved] = (tmp_path / ".hookagent" / "runs" / "run-1").glob("bash-c1-stdout-*.txt")
+    assert saved.stat().st_size == total  # the whole stream, written as it was read
     shown = 8 * 1024 + 24 * 1024
-    assert f"\n... [{total - shown} bytes truncated] ...\n" in result.content
+    marker = f"\n... [{total - shown} bytes truncated; the whole output is in {saved}] ...\n"
+    assert marker in result.content
     head, _, tail = result.content.partition("\n... [")
     assert head == "a" * 8 * 1024
     assert tail.endswith("a" * 24 * 1024)
     kept = 32 * 1024 + 96 * 1024
-    assert f"[{total - kept} bytes truncated]" in result.data["stdout"]
-    assert len(result.data["stdout"]) < kept + 100
+    hooks_see = result.data["stdout"]
+    assert f"[{total - kept} bytes truncated; the whole output is in {saved}]" in hooks_see
+    assert len(result.data["stdout"]) < kept + 200
 
 
 async def test_stderr_is_truncated_on_its_own(tmp_path: Path) -> None:
     policy = BashPolicy(max_output=10, output_head=4, output_tail=6, keep_head=4, keep_tail=6)
     result = await call(tmp_path, policy, command="echo short; printf 0123456789abcdef >&2")
-    assert result.content == "short\n\nSTDERR:\n0123\n... [6 bytes truncated] ...\nabcdef"
-    assert result.data["stderr"] == "0123\n... [6 bytes truncated] ...\nabcdef"
+    [saved] = (tmp_path / ".hookagent" / "runs" / "run-1").glob("bash-c1-stderr-*.txt")
+    assert saved.read_text() == "0123456789abcdef"
+    cut = f"0123\n... [6 bytes truncated; the whole output is in {saved}] ...\nabcdef"
+    assert result.content == "short\n\nSTDERR:\n" + cut
+    assert result.data["stderr"] == cut
 
 
 async def test_output_at_the_limit_is_not_truncated(tmp_path: Path) -> None:
     policy = BashPolicy(max_output=10, output_head=4, output_tail=6, keep_head=4, keep_tail=6)
     result = await call(tmp_path, policy, command="printf 0123456789")
     assert result.content == "0123456789"
+    assert not (tmp_path / ".hookagent").exists()  # nothing cut, nothing saved
 
 
 async def test_secrets_and_loader_variables_are_scrubbed(

@@ -25,6 +25,7 @@ from hookagent.capabilities.mcp import MCP, HttpServer, MCPTool, StdioServer
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
 from hookagent.messages import ToolCall
+from hookagent.spill import INHERIT
 from hookagent.testing import ScriptedModel, reply, tool_call, turn
 from hookagent.tools.base import ToolContext
 
@@ -60,7 +61,8 @@ async def call(tool: MCPTool, **args: Any) -> h.ToolResult:
 
 
 async def test_every_tool_of_every_server_is_listed_under_its_claude_code_name(mcp: MCP) -> None:
-    remote = {"add", "echo", "fail", "slow", "picture", "env_get", "header", "crash"}
+    remote = {"add", "echo", "fail", "slow", "picture", "text", "page", "env_get", "header"}
+    remote.add("crash")
     assert set(by_name(mcp)) == {f"mcp__{s}__{t}" for s in ("math", "slow_poke") for t in remote}
     env_get = by_name(mcp)["mcp__math__env_get"]
     assert (env_get.server, env_get.remote_name) == ("math", "env.get")  # sanitised, not renamed
@@ -220,6 +222,32 @@ async def test_after_tool_hooks_see_the_structured_result(mcp: MCP) -> None:
     assert result.status == "completed"
     assert seen == [{"result": "hello"}]
     assert model.calls[1].last_message == "hello"
+
+
+async def test_a_long_result_is_a_preview_unless_the_server_declares_a_larger_limit(
+    mcp: MCP, tmp_path: Path
+) -> None:
+    tools = by_name(mcp)
+    assert tools["mcp__math__page"].max_result_chars == 120_000  # `anthropic/maxResultSizeChars`
+    assert tools["mcp__math__text"].max_result_chars is INHERIT
+    model = ScriptedModel(
+        [
+            tool_call("mcp__math__text", size=60_000),
+            tool_call("mcp__math__page", size=100_000),
+            reply("done"),
+        ]
+    )
+    agent = h.AgentBuilder().model(model).with_(mcp).outputs(folder=tmp_path).build()
+    result = await agent.run("read")
+    cut, whole = (c.result for c in result.tool_calls)
+    assert cut.content.startswith("<persisted-output>\nOutput too large (60,000 characters).")
+    assert len(cut.content) < 2_000 + 400
+    text = Path(cut.content.split("Full output saved to: ")[1].split("\n")[0])
+    assert text.parent == tmp_path / "runs" / result.run_id
+    assert text.read_text() == "".join(f"{n:07d}\n" for n in range(7_501))[:60_000]
+    assert cut.data["chars"] > 60_000  # the blocks, saved beside the text
+    assert json.loads(Path(cut.data["file"]).read_text())[0]["text"] == text.read_text()
+    assert whole.content == "p" * 100_000
 
 
 # --- lifecycle ---------------------------------------------------------------------------

@@ -148,3 +148,18 @@ async def test_a_folder_that_cannot_be_written_costs_the_file_not_the_run(tmp_pa
     text = result.tool_calls[0].result.content
     assert len(text) <= 2_000 + 400
     assert "The full output could not be saved (" in text and str(blocked) in text
+
+
+async def test_read_shows_its_whole_window_so_a_saved_output_can_be_read(tmp_path: Path) -> None:
+    from hookagent.capabilities.files import FileTools
+
+    model = ScriptedModel([tool_call("dump"), reply("read it")])
+    agent = h.AgentBuilder().model(model).tools(dump).outputs(folder=tmp_path).build()
+    saved = saved_path((await agent.run("dump it")).tool_calls[0].result.content)
+    model = ScriptedModel([tool_call("Read", file_path=str(saved), limit=2_000), reply("ok")])
+    reader = h.AgentBuilder().model(model).with_(FileTools(tmp_path))
+    reader.outputs(max_result_chars=1_000, folder=tmp_path)  # Read has its own bound
+    [read] = (await reader.build().run("read")).tool_calls
+    assert not read.result.is_error
+    assert len(read.result.content) > 2_000 * 13  # 2,000 numbered lines, not a preview
+    assert "<persisted-output>" not in read.result.content

@@ -4,7 +4,8 @@ As in Claude Code, a result longer than its tool's limit (50,000 characters unle
 or the agent says otherwise) is saved to a file and the model gets its first 2,000 characters
 and the file's path. The cut result is what the run records (journal, store, hooks), so the
 text is never kept twice: `data` that was the same text, or the value the text was made
-from, becomes the preview as well.
+from, becomes the preview as well; other `data` whose JSON is over the limit too is saved
+beside it, and replaced by `{"file": path, "chars": n}`.
 """
 
 from __future__ import annotations
@@ -96,16 +97,28 @@ def cut_result(result: ToolResult, limit: int, folder: Path, stem: str) -> ToolR
         error=error,
         chars=min(limit, PREVIEW_CHARS),
     )
-    data = shown if _same_text(result.data, text) else result.data
+    data = _bounded_data(result.data, text, shown, limit, folder, stem)
     return replace(result, content=shown, data=data)
 
 
-def _same_text(data: Any, text: str) -> bool:
-    """Whether `data` holds nothing `text` does not: the text itself, or the value
-    `ToolResult.of` made it from."""
-    if isinstance(data, str) or data is None:
-        return data == text
+def _bounded_data(data: Any, text: str, shown: str, limit: int, folder: Path, stem: str) -> Any:
+    """`data` as the cut result keeps it: the preview when it held nothing `text` does not
+    (the text itself, or the value `ToolResult.of` made it from); a reference to a file
+    holding its JSON when that is over `limit` too; else itself."""
+    if data is None:
+        return None
+    if isinstance(data, str):
+        serial = data
+    else:
+        try:
+            serial = json.dumps(data, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            return data
+    if serial == text:
+        return shown
+    if len(serial) <= limit:
+        return data
     try:
-        return json.dumps(data, ensure_ascii=False, default=str) == text
-    except (TypeError, ValueError, RecursionError):
-        return False
+        return {"file": save_text(folder, f"{stem}-data", serial), "chars": len(serial)}
+    except OSError as exc:
+        return {"file": None, "chars": len(serial), "error": exc.strerror or str(exc)}

@@ -3,7 +3,8 @@
 The command starts in a new session, so it leads a process group that holds everything it
 spawns. Both pipes are read concurrently into `_HeadTail` buffers (the first and last few KiB
 are kept, the middle is counted and dropped), so a command printing 100 MB costs a few
-hundred KiB. The call ends in one of two ways:
+hundred KiB; a stream longer than `spill_after` bytes is also written whole, as it is read,
+to a file in the run's folder. The call ends in one of two ways:
 
 - The shell exits. Whatever it left in its group (`server &`, `sleep 100 &` holding the
   pipes open) gets SIGTERM, then SIGKILL once the pipes close or `kill_grace` passes: a
@@ -25,8 +26,11 @@ import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from time import perf_counter
-from typing import Final, final
+from typing import IO, Final, final
+
+from hookagent.spill.files import new_file
 
 __all__ = ["Captured", "Completed", "run_command"]
 
@@ -45,18 +49,21 @@ class Captured:
     """The last bytes; with `head`, the whole stream when `total` is their length."""
     total: int
     """Bytes the stream carried."""
+    file: str | None = None
+    """The file holding the whole stream, when it was longer than `spill_after`."""
 
     def window(self, limit: int, head: int, tail: int) -> str:
         """The stream as text, or when longer than `limit` its first `head` and last `tail`
-        bytes around a marker counting what was left out."""
+        bytes around a marker counting what was left out and naming the file of the whole."""
         kept = self.head + self.tail
         if self.total <= limit and self.total == len(kept):
             return kept.decode("utf-8", errors="replace")
         first, last = self.head[:head], kept[len(kept) - tail :]
         dropped = self.total - len(first) - len(last)
+        whole = f"; the whole output is in {self.file}" if self.file is not None else ""
         return (
-            f"{first.decode('utf-8', errors='replace')}\n... [{dropped} bytes truncated] ...\n"
-            f"{last.decode('utf-8', errors='replace')}"
+            f"{first.decode('utf-8', errors='replace')}\n... [{dropped} bytes truncated{whole}]"
+            f" ...\n{last.decode('utf-8', errors='replace')}"
         )
 
 
@@ -80,8 +87,14 @@ async def run_command(
     kill_grace: float,
     keep_head: int,
     keep_tail: int,
+    spill: tuple[Path, str] | None = None,
+    spill_after: int = 0,
 ) -> Completed:
-    """Run `argv` to completion or `limit` seconds. Raises `OSError` if it cannot start."""
+    """Run `argv` to completion or `limit` seconds. Raises `OSError` if it cannot start.
+
+    `spill` is a folder and a file name stem: a stream longer than `spill_after` bytes (at
+    most `keep_head + keep_tail`) is saved whole there, as `<stem>-stdout-….txt` or
+    `<stem>-stderr-….txt`."""
     started = perf_counter()
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -93,7 +106,8 @@ async def run_command(
         start_new_session=True,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    out, err = _HeadTail(keep_head, keep_tail), _HeadTail(keep_head, keep_tail)
+    out = _HeadTail(keep_head, keep_tail, _target(spill, "stdout"), spill_after)
+    err = _HeadTail(keep_head, keep_tail, _target(spill, "stderr"), spill_after)
     readers = (
         asyncio.ensure_future(out.drain(proc.stdout)),
         asyncio.ensure_future(err.drain(proc.stderr)),
@@ -163,6 +177,10 @@ async def _until(done: Callable[[], bool], limit: float) -> None:
         await asyncio.sleep(_POLL)
 
 
+def _target(spill: tuple[Path, str] | None, stream: str) -> tuple[Path, str] | None:
+    return None if spill is None else (spill[0], f"{spill[1]}-{stream}")
+
+
 def _status(returncode: int | None) -> int | None:
     if returncode is None or returncode >= 0:
         return returncode
@@ -171,18 +189,68 @@ def _status(returncode: int | None) -> int | None:
 
 @final
 class _HeadTail:
-    """A stream read to EOF, keeping its first `head_cap` and last `tail_cap` bytes."""
+    """A stream read to EOF, keeping its first `head_cap` and last `tail_cap` bytes; once
+    longer than `spill_after`, all of it goes to a file in `spill`'s folder too."""
 
-    __slots__ = ("_head", "_head_cap", "_tail", "_tail_cap", "_total")
+    __slots__ = (
+        "_file",
+        "_head",
+        "_head_cap",
+        "_spill",
+        "_spill_after",
+        "_tail",
+        "_tail_cap",
+        "_total",
+        "path",
+    )
 
-    def __init__(self, head_cap: int, tail_cap: int) -> None:
+    def __init__(
+        self,
+        head_cap: int,
+        tail_cap: int,
+        spill: tuple[Path, str] | None = None,
+        spill_after: int = 0,
+    ) -> None:
         self._head_cap, self._tail_cap = head_cap, tail_cap
         self._head, self._tail = bytearray(), bytearray()
         self._total = 0
+        self._spill, self._spill_after = spill, min(spill_after, head_cap + tail_cap)
+        self._file: IO[bytes] | None = None
+        self.path: str | None = None
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(_CHUNK):
-            self.feed(chunk)
+        try:
+            while chunk := await stream.read(_CHUNK):
+                if self._spill is not None and self._total + len(chunk) > self._spill_after:
+                    await self._save(chunk)
+                self.feed(chunk)
+        finally:
+            if self._file is not None:
+                file, self._file = self._file, None
+                await asyncio.to_thread(file.close)
+
+    async def _save(self, chunk: bytes) -> None:
+        """Write `chunk`, after what came before it when it is the first: nothing was
+        dropped yet, since `spill_after` fits in what is kept."""
+        assert self._spill is not None
+        try:
+            file = self._file
+            if file is None:
+                file = await asyncio.to_thread(self._open, *self._spill)
+            await asyncio.to_thread(file.write, chunk)
+        except OSError:  # a full disk costs the file, never the command's output
+            self._spill = None
+            if self._file is not None:
+                file, self._file = self._file, None
+                await asyncio.to_thread(file.close)
+            if self.path is not None:
+                path, self.path = self.path, None
+                await asyncio.to_thread(Path(path).unlink, missing_ok=True)
+
+    def _open(self, folder: Path, stem: str) -> IO[bytes]:
+        self.path, self._file = new_file(folder, stem)
+        self._file.write(self._head + self._tail)
+        return self._file
 
     def feed(self, chunk: bytes) -> None:
         self._total += len(chunk)
@@ -196,4 +264,6 @@ class _HeadTail:
                 del self._tail[: len(self._tail) - self._tail_cap]
 
     def captured(self) -> Captured:
-        return Captured(head=bytes(self._head), tail=bytes(self._tail), total=self._total)
+        return Captured(
+            head=bytes(self._head), tail=bytes(self._tail), total=self._total, file=self.path
+        )

@@ -6,7 +6,9 @@ not offered (a command's processes end with its call), so passing it is an argum
 
 The model reads, joined by blank lines: `Command timed out after Ns` (timeout), `Exit code: N`
 (non-zero), stdout, `STDERR:` and stderr, or `(no output)` when both streams are empty; each
-stream is cut to `BashPolicy.max_output` bytes (head, marker, tail). Hooks see Claude Code's
+stream is cut to `BashPolicy.max_output` bytes (head, marker, tail), and a stream that was cut
+is saved whole in the run's folder, the marker naming the file. So the result is bounded by
+the policy, and the agent's `max_result_chars` does not apply to it. Hooks see Claude Code's
 `tool_response` plus the exit code, `{stdout, stderr, interrupted, isImage, exit_code}`, with
 up to `keep_head + keep_tail` bytes of each stream. A non-zero exit or a timeout is an error
 result, as Claude Code reports a failing command (PostToolUseFailure).
@@ -56,6 +58,8 @@ class BashTool(ModelTool[BashArgs]):
         "`timeout` is in milliseconds (default 120000, max 600000 unless configured)."
     )
     args_model: ClassVar[type[Any]] = BashArgs
+    max_result_chars: ClassVar[int | None] = None
+    """Each stream is cut to `BashPolicy.max_output` bytes, and saved whole when cut."""
 
     def __init__(self, root: Path, policy: BashPolicy) -> None:
         self.root = root
@@ -78,6 +82,8 @@ class BashTool(ModelTool[BashArgs]):
                 kill_grace=self.policy.kill_grace_s,
                 keep_head=self.policy.keep_head,
                 keep_tail=self.policy.keep_tail,
+                spill=(ctx.run.files, f"bash-{ctx.call.id}"),
+                spill_after=self.policy.max_output,
             )
         except OSError as exc:
             return ToolResult.error(f"Could not start {argv[0]}: {exc.strerror or exc}")

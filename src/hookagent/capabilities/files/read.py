@@ -78,6 +78,9 @@ class ReadTool(FileTool[ReadArgs]):
         "characters are cut. Directories (use LS) and binary files are refused."
     )
     args_model: ClassVar[type[Any]] = ReadArgs
+    max_result_chars: ClassVar[int | None] = None
+    """Bounded by its window (`DEFAULT_LIMIT` lines of `MAX_LINE_CHARS`), as in Claude Code:
+    Read is how the model reads a saved output, so saving what it reads would never end."""
 
     def execute(self, args: ReadArgs) -> ToolResult:
         where = self.root.locate(args.file_path)

@@ -4,6 +4,10 @@ An `MCPTool` is an ordinary tool, so every call passes through `before_tool` and
 under its name `mcp__<server>__<tool>`. The model reads the text of the result; hooks see
 `data`: the structured content when the server sent some, else the content blocks as dicts in
 their wire shape (`{"type": "image", "data": …, "mimeType": …}`).
+
+A result longer than the agent's `max_result_chars` is saved to a file and the model reads a
+preview, as for any tool; a server raises that limit for one tool, as Claude Code lets it,
+with `_meta: {"anthropic/maxResultSizeChars": N}` in its `tools/list` entry.
 """
 
 from __future__ import annotations
@@ -17,9 +21,13 @@ from mcp import types
 
 from hookagent.capabilities.mcp.client import CallFailed, ServerConnection
 from hookagent.capabilities.mcp.config import tool_name
+from hookagent.spill.results import INHERIT
 from hookagent.tools.base import ToolContext, ToolResult
 
-__all__ = ["MCPTool", "to_tool_result"]
+__all__ = ["MAX_RESULT_META", "MCPTool", "to_tool_result"]
+
+MAX_RESULT_META = "anthropic/maxResultSizeChars"
+"""The `_meta` key of a server's tool that sets how long a result the model reads whole."""
 
 
 @final
@@ -35,9 +43,13 @@ class MCPTool:
     remote_name: str
     """The tool's name on the server (before sanitising)."""
     connection: ServerConnection = field(repr=False, compare=False)
+    max_result_chars: int | None = INHERIT
+    """The server's `anthropic/maxResultSizeChars` for this tool, else the agent's limit."""
 
     @classmethod
     def of(cls, connection: ServerConnection, tool: types.Tool) -> MCPTool:
+        declared = (tool.meta or {}).get(MAX_RESULT_META)
+        valid = isinstance(declared, int) and not isinstance(declared, bool) and declared > 0
         return cls(
             name=tool_name(connection.name, tool.name),
             description=tool.description or tool.title or "",
@@ -45,6 +57,7 @@ class MCPTool:
             server=connection.name,
             remote_name=tool.name,
             connection=connection,
+            max_result_chars=declared if valid else INHERIT,
         )
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
