@@ -163,3 +163,27 @@ async def test_read_shows_its_whole_window_so_a_saved_output_can_be_read(tmp_pat
     assert not read.result.is_error
     assert len(read.result.content) > 2_000 * 13  # 2,000 numbered lines, not a preview
     assert "<persisted-output>" not in read.result.content
+
+
+async def test_a_function_tool_takes_its_limit_from_the_decorator(tmp_path: Path) -> None:
+    @h.tool(max_result_chars=None)
+    def whole() -> str:
+        """Return a huge text, all of which the model reads."""
+        return HUGE[:80_000]
+
+    @h.tool(max_result_chars=500)
+    def short() -> str:
+        """Return 501 characters."""
+        return "s" * 501
+
+    assert (whole.max_result_chars, short.max_result_chars, dump.max_result_chars) == (
+        None,
+        500,
+        INHERIT,
+    )
+    model = ScriptedModel([tool_call("whole"), tool_call("short"), reply("done")])
+    agent = h.AgentBuilder().model(model).tools(whole, short).outputs(folder=tmp_path).build()
+    first, second = (c.result for c in (await agent.run("go")).tool_calls)
+    assert first.content == HUGE[:80_000]
+    assert "Output too large (501 characters)" in second.content
+    assert "(first 500 characters):\n" + "s" * 500 + "\n</persisted-output>" in second.content

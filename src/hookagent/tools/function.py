@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast, get_type_hints, overload
 
 from hookagent.errors import ConfigError
+from hookagent.spill.results import INHERIT
 from hookagent.threads import in_thread
 from hookagent.tools.base import ToolContext, ToolResult
 
@@ -39,6 +40,7 @@ class FunctionTool:
         "_is_async",
         "blocking",
         "description",
+        "max_result_chars",
         "name",
         "parameters",
     )
@@ -50,6 +52,7 @@ class FunctionTool:
         name: str | None = None,
         description: str | None = None,
         blocking: bool = True,
+        max_result_chars: int | None = INHERIT,
     ):
         self._fn = fn
         self.name = name or fn.__name__
@@ -62,6 +65,9 @@ class FunctionTool:
             )
         self.blocking = blocking
         """A sync function runs on a worker thread (True) or on the event loop (False)."""
+        self.max_result_chars = max_result_chars
+        """The most characters of a result the model reads (None: no limit); a longer one
+        is saved whole and previewed. `INHERIT`: the agent's `max_result_chars`."""
         self._ctx_param, self._args_model = _args_model_for(fn, self.name)
         schema = self._args_model.model_json_schema()
         schema.pop("title", None)
@@ -128,7 +134,11 @@ def _describe_validation(tool_name: str, exc: ValidationError) -> str:
 def tool(fn: ToolFn, /) -> FunctionTool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, blocking: bool = True
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    blocking: bool = True,
+    max_result_chars: int | None = INHERIT,
 ) -> Callable[[ToolFn], FunctionTool]: ...
 def tool(
     fn: ToolFn | None = None,
@@ -137,9 +147,18 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     blocking: bool = True,
+    max_result_chars: int | None = INHERIT,
 ) -> FunctionTool | Callable[[ToolFn], FunctionTool]:
     """Make a tool from a typed function; a `ToolContext` parameter receives the call context.
-    A sync function runs on a worker thread unless `blocking=False` (see the module)."""
+    A sync function runs on a worker thread unless `blocking=False` (see the module).
+    `max_result_chars` bounds what the model reads of a result (None: no bound); by default
+    the agent's `max_result_chars` applies."""
+    options: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "blocking": blocking,
+        "max_result_chars": max_result_chars,
+    }
     if fn is not None:
-        return FunctionTool(fn, name=name, description=description, blocking=blocking)
-    return lambda f: FunctionTool(f, name=name, description=description, blocking=blocking)
+        return FunctionTool(fn, **options)
+    return lambda f: FunctionTool(f, **options)
