@@ -208,7 +208,7 @@ def _apply(
         changes=changes,
         contexts=checked.contexts,
         duration=duration,
-        error=_text(error),
+        error=_text(error) or checked.error,
         by=checked.by,
     )
 

@@ -66,6 +66,9 @@ class HookResult:
     stop_reason: StopReason = "hook_stop"
     by: str | None = None
     """Which part of a composite hook decided (a settings-file handler, a rule), for records."""
+    error: str | None = None
+    """What failed inside a composite hook that still answered (a settings-file handler that
+    exited 1 or timed out): recorded in its vote, as a raising hook's error is."""
 
     # -- constructors -----------------------------------------------------------------
     @classmethod
@@ -115,6 +118,9 @@ class HookResult:
 
     def decided_by(self, part: str) -> HookResult:
         return replace(self, by=part)
+
+    def with_error(self, text: str) -> HookResult:
+        return replace(self, error=text)
 
     def with_changes(self, **changes: Any) -> HookResult:
         return replace(self, changes=MappingProxyType({**self.changes, **changes}))
