@@ -152,6 +152,7 @@ class AgentBuilder:
         discover: bool = False,
         plugins: Iterable[str | PathLike[str]] = (),
         options: ClaudeHookOptions | None = None,
+        allow_unsupported: bool = False,
     ) -> Self:
         """Run the Claude Code command hooks of these settings files, unchanged.
 
@@ -159,14 +160,17 @@ class AgentBuilder:
         `~/.claude/settings.json`, the project's `.claude/settings.json` and
         `.claude/settings.local.json`), merged as Claude Code merges them; `plugins` are
         plugin folders whose `hooks/hooks.json` is read. An invalid file is a `ConfigError`
-        naming the file and the JSON path.
+        naming the file and the JSON path, and so are hooks hookagent would not run (a handler
+        type other than `command`, an event it does not fire) unless `allow_unsupported`:
+        then they are logged as not run and each run records them in its metadata.
         """
         from hookagent.claude.bridge import ClaudeHooks
         from hookagent.claude.options import ClaudeHookOptions as Options
         from hookagent.claude.sources import discover as find
 
         settings = find(project_dir, explicit=files, plugin_dirs=plugins, include_standard=discover)
-        return self.with_(ClaudeHooks(settings, options or Options(project_dir=str(project_dir))))
+        options = options or Options(project_dir=str(project_dir))
+        return self.with_(ClaudeHooks(settings, options, allow_unsupported=allow_unsupported))
 
     def limits(
         self,

@@ -247,7 +247,11 @@ def test_a_legacy_handler_directly_in_a_group_is_an_error(tmp_path: Path) -> Non
 # -- warnings --------------------------------------------------------------------------------
 
 
-def test_an_unknown_event_is_a_warning_and_the_others_stay(tmp_path: Path) -> None:
+def skipped(loaded: FileSettings) -> list[tuple[str, str, str]]:
+    return [(s.key, s.value, s.message) for s in loaded.skipped]
+
+
+def test_an_unknown_event_is_skipped_and_the_others_stay(tmp_path: Path) -> None:
     data = {
         "hooks": {
             "BeforeEverything": [{"hooks": "not even valid"}],
@@ -256,16 +260,21 @@ def test_an_unknown_event_is_a_warning_and_the_others_stay(tmp_path: Path) -> No
     }
     loaded = load(tmp_path, data)
     assert [h.event for h in loaded.handlers] == ["Stop"]
-    (warning,) = loaded.warnings
-    assert warning.endswith(
-        'hooks.BeforeEverything: unknown event "BeforeEverything", its entries are ignored'
-    )
-    assert warning.startswith(str(tmp_path / ".claude" / "settings.json"))
+    assert loaded.warnings == ()
+    assert skipped(loaded) == [
+        ("hooks.BeforeEverything", "BeforeEverything", 'unknown event "BeforeEverything"')
+    ]
+    assert str(loaded.skipped[0]).startswith(str(tmp_path / ".claude" / "settings.json") + ", ")
+
+
+def test_an_unknown_event_with_nothing_under_it_configures_nothing(tmp_path: Path) -> None:
+    loaded = load(tmp_path, {"hooks": {"BeforeEverything": []}})
+    assert (loaded.skipped, loaded.warnings) == ((), ())
 
 
 def test_a_miscased_event_gets_a_suggestion(tmp_path: Path) -> None:
-    (warning,) = load(tmp_path, on("pretooluse", cmd("x"))).warnings
-    assert warning.endswith('did you mean "PreToolUse"?')
+    (item,) = load(tmp_path, on("pretooluse", cmd("x"))).skipped
+    assert item.message == 'unknown event "pretooluse" (did you mean "PreToolUse"?)'
 
 
 def test_a_tool_name_under_hooks_is_reported_as_a_legacy_form(tmp_path: Path) -> None:
@@ -274,9 +283,16 @@ def test_a_tool_name_under_hooks_is_reported_as_a_legacy_form(tmp_path: Path) ->
     }
     loaded = load(tmp_path, data)
     assert [h.event for h in loaded.handlers] == ["Stop"]
-    (warning,) = loaded.warnings
-    assert "hooks.Bash: " in warning
-    assert "legacy form no current Claude Code build runs; ignored" in warning
+    ((key, value, message),) = skipped(loaded)
+    assert (key, value) == ("hooks.Bash", "Bash")
+    assert "legacy form no current Claude Code build runs" in message
+
+
+@pytest.mark.parametrize("event", ["PostToolBatch", "StopFailure", "Setup", "PermissionDenied"])
+def test_an_event_hookagent_does_not_fire_is_skipped(tmp_path: Path, event: str) -> None:
+    loaded = load(tmp_path, on(event, cmd("x")))
+    assert [h.event for h in loaded.handlers] == [event]  # listed by `hooks check`
+    assert skipped(loaded) == [(f"hooks.{event}", event, f"hookagent does not fire {event}")]
 
 
 def test_dead_environment_variables_are_reported_and_the_handler_kept(tmp_path: Path) -> None:
@@ -288,23 +304,32 @@ def test_dead_environment_variables_are_reported_and_the_handler_kept(tmp_path: 
 
 
 @pytest.mark.parametrize("kind", ["http", "mcp_tool", "prompt", "agent"])
-def test_other_handler_types_are_loaded_but_reported(tmp_path: Path, kind: str) -> None:
+def test_other_handler_types_are_loaded_and_skipped(tmp_path: Path, kind: str) -> None:
     handler = {"type": kind, "url": "http://localhost", "prompt": "is it done?", "timeout": 3}
     loaded = load(tmp_path, on("Stop", handler))
     (spec,) = loaded.handlers
     assert (spec.type, spec.command, spec.timeout) == (kind, None, 3)
-    (warning,) = loaded.warnings
-    assert warning.endswith(
-        f'hooks.Stop[0].hooks[0].type: type "{kind}" is loaded but not run by hookagent'
-    )
+    assert loaded.warnings == ()
+    assert skipped(loaded) == [
+        (
+            "hooks.Stop[0].hooks[0].type",
+            kind,
+            f'handlers of type "{kind}" are not run by hookagent (only "command" is)',
+        )
+    ]
 
 
-def test_an_unknown_handler_type_is_reported_and_dropped(tmp_path: Path) -> None:
-    loaded = load(tmp_path, on("Stop", {"type": "script", "path": "x.sh"}, cmd("y")))
+@pytest.mark.parametrize(
+    ("kind", "hint"), [("script", ""), ("comand", ' (did you mean "command"?)')]
+)
+def test_an_unknown_handler_type_is_skipped_and_dropped(
+    tmp_path: Path, kind: str, hint: str
+) -> None:
+    loaded = load(tmp_path, on("Stop", {"type": kind, "command": "x.sh"}, cmd("y")))
     assert [h.command for h in loaded.handlers] == ["y"]
-    assert loaded.warnings[0].endswith(
-        'hooks.Stop[0].hooks[0].type: unknown handler type "script"; ignored'
-    )
+    assert skipped(loaded) == [
+        ("hooks.Stop[0].hooks[0].type", kind, f'unknown handler type "{kind}"{hint}')
+    ]
 
 
 def test_an_empty_command_is_reported_and_dropped(tmp_path: Path) -> None:

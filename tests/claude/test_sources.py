@@ -323,8 +323,21 @@ def test_merge_orders_by_level_whatever_the_input_order(tmp_path: Path) -> None:
     assert commands(merge(shuffled)) == ALL
 
 
-def test_merge_keeps_each_files_warnings_in_order(tmp_path: Path) -> None:
-    user = parse_settings({"hooks": {"Nope": []}}, SettingsSource(path="u", kind="user"))
-    managed = parse_settings({"hooks": {"Nah": []}}, SettingsSource(path="m", kind="managed"))
-    warnings = merge([user, managed]).warnings
-    assert [w.split(",")[0] for w in warnings] == ["m", "u"]
+def test_merge_keeps_each_files_warnings_and_skipped_hooks_in_order(tmp_path: Path) -> None:
+    def settings(event: str, path: str, kind: SourceKind) -> FileSettings:
+        data = {"hooks": {event: [{"hooks": [{"type": "command", "command": ""}]}]}}
+        return parse_settings(data, SettingsSource(path=path, kind=kind))
+
+    user, managed = settings("Nope", "u", "user"), settings("Stop", "m", "managed")
+    plugin = settings("Stop", "p", "plugin")
+    merged = merge([plugin, user, managed])
+    assert [w.split(",")[0] for w in merged.warnings] == ["m", "p"]  # empty commands
+    assert [str(s).split(",")[0] for s in merged.skipped] == ["u"]
+
+
+def test_hooks_switched_off_are_not_reported_as_skipped(tmp_path: Path) -> None:
+    prompt = {"hooks": {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "safe?"}]}]}}
+    user = parse_settings(prompt, SettingsSource(path="u", kind="user"))
+    managed = parse_settings(prompt, SettingsSource(path="m", kind="managed"))
+    off = parse_settings({"disableAllHooks": True}, SettingsSource(path="l", kind="local"))
+    assert [s.source.path for s in merge([user, managed, off]).skipped] == ["m"]

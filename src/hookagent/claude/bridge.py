@@ -2,8 +2,13 @@
 
 One hook per Claude Code event (and per tier: managed handlers go in the policy tier) runs
 every handler whose matcher and `if` rule fit, all in parallel, and merges their answers
-with Claude Code's rules; `translate` turns the merged answer into a `HookResult`. The
-transcript is flushed before any handler runs, so handlers that read it see the whole run.
+with Claude Code's rules; `translate` turns the merged answer into a `HookResult`, and the
+errors of handlers that failed ride on it into the vote. The transcript is flushed before
+any handler runs, so handlers that read it see the whole run.
+
+Settings holding hooks hookagent would not run are refused (`checks.SettingsReport.refuse`)
+unless `allow_unsupported` is given; then the run records what was not run, at
+execution_start, in its metadata under `claude_hooks_not_run`.
 """
 
 from __future__ import annotations
@@ -11,10 +16,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, final
 
+from hookagent.capabilities.bash.tool import ENV_FILE_KEY
+from hookagent.claude.checks import check_settings
 from hookagent.claude.combine import combine
 from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
 from hookagent.claude.matchers import ClaudeMatcher, compile_claude_matcher
@@ -29,11 +37,14 @@ from hookagent.claude.translate import to_hook_result
 from hookagent.errors import ConfigError
 from hookagent.hooks.events import RunEvent
 from hookagent.hooks.hook import Hook, make_hook
-from hookagent.hooks.points import EXECUTION_END
+from hookagent.hooks.points import EXECUTION_END, EXECUTION_START, SESSION_END
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool
 
-__all__ = ["ClaudeHooks", "Selected"]
+__all__ = ["NOT_RUN_KEY", "ClaudeHooks", "Selected"]
+
+NOT_RUN_KEY = "claude_hooks_not_run"
+"""Run metadata: the configured hooks hookagent did not run, when the user allowed that."""
 
 log = logging.getLogger("hookagent.claude")
 
@@ -63,9 +74,28 @@ class ClaudeHooks:
 
     name = "claude"
 
-    def __init__(self, settings: LoadedSettings, options: ClaudeHookOptions | None = None):
+    def __init__(
+        self,
+        settings: LoadedSettings,
+        options: ClaudeHookOptions | None = None,
+        *,
+        allow_unsupported: bool = False,
+        warn: Callable[[str], object] | None = None,
+    ):
+        """Every warning of `checks.check_settings` goes to `warn` (the `hookagent.claude`
+        logger by default); then hooks hookagent would not run (a handler type other than
+        `command`, an event it does not fire) are a `ConfigError`, unless `allow_unsupported`
+        (they are warned about as not run, and recorded in each run)."""
+        warn = warn or functools.partial(log.warning, "%s")
         self.settings = settings
         self.options = options or ClaudeHookOptions()
+        self.report = check_settings(settings)
+        for line in self.report.warnings:
+            warn(line)
+        if not allow_unsupported:
+            self.report.refuse()
+        for skipped in self.report.skipped:
+            warn(f"{skipped}; not run")
         self._sessions = Sessions(self.options)
 
     def tools(self) -> Iterable[Tool]:
@@ -91,20 +121,37 @@ class ClaudeHooks:
                 tier="policy" if managed else "default",
                 timeout=None,
             )
-        if groups:
+        if groups:  # the run's Claude session ends with it, and again after SessionEnd
+            for point in (EXECUTION_END, SESSION_END):
+                yield make_hook(
+                    point,
+                    self._end,
+                    name="session",
+                    source="claude",
+                    kind="observer",
+                    tier="audit",
+                    always=True,
+                    timeout=None,
+                )
+        if self.report.skipped:
             yield make_hook(
-                EXECUTION_END,
-                self._end,
-                name="session",
+                EXECUTION_START,
+                self._not_run,
+                name="settings",
                 source="claude",
-                kind="observer",
-                tier="audit",
-                always=True,
+                kind="transform",
+                inherit="none",
                 timeout=None,
             )
 
     async def _end(self, event: RunEvent) -> None:
         await self._sessions.end(event.run)
+
+    def _not_run(self, event: RunEvent) -> HookResult:
+        """Record in the run what the user allowed to go unrun."""
+        lines = [str(s) for s in self.report.skipped]
+        reason = f"{len(lines)} configured hook(s) not run (allowed): " + "; ".join(lines)
+        return replace(HookResult.modify(metadata={NOT_RUN_KEY: lines}), reason=reason)
 
 
 def _select(spec: HandlerSpec) -> Selected:
@@ -140,6 +187,12 @@ class EventHandlers:
         if not applies_to(self._event, event):
             return None
         session = self._sessions.of(event.run)
+        result = await self._answer(event, session)
+        if self._event == "SessionStart":
+            result = _with_env_file(result, event, session)
+        return result
+
+    async def _answer(self, event: Any, session: ClaudeSession) -> HookResult | None:
         cwd = session.payload.cwd
         subject, tool_input = self._subject(event, session)
         chosen = _dedup([h.spec for h in self._handlers if h.fits(subject, tool_input, cwd)])
@@ -154,9 +207,12 @@ class EventHandlers:
         )
         for notice in (*combined.system_messages, *combined.errors):
             log.warning("%s hook: %s", self._event, notice)  # meant for the user
-        return to_hook_result(
+        result = to_hook_result(
             self._event, combined, event, self._options, _decider(combined.decision, verdicts)
         )
+        if combined.errors:  # a failing handler leaves its error in the vote
+            result = (result or HookResult.proceed()).with_error("; ".join(combined.errors))
+        return result
 
     async def run(
         self,
@@ -225,6 +281,25 @@ class EventHandlers:
         if args is None:  # permission_request: the question carries the call
             args = event.question.args or {}
         return name, claude_tool_input(value, args, session.payload.cwd)
+
+
+def _with_env_file(
+    result: HookResult | None, event: Any, session: ClaudeSession
+) -> HookResult | None:
+    """Point the run's Bash at the `CLAUDE_ENV_FILE` once SessionStart hooks have written to
+    it: Claude Code sources it before each Bash command."""
+    path = session.env_file
+    if event.run.metadata.get(ENV_FILE_KEY) == path or not _written(path):
+        return result
+    change = {"metadata": {ENV_FILE_KEY: path}}
+    return result.with_changes(**change) if result else HookResult.modify(**change)
+
+
+def _written(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
 
 
 def _dedup(specs: list[HandlerSpec]) -> list[HandlerSpec]:

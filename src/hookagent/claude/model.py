@@ -21,6 +21,7 @@ __all__ = [
     "ProcessOutcome",
     "SourceKind",
     "SettingsSource",
+    "Skipped",
 ]
 
 SourceKind = Literal["managed", "user", "project", "local", "explicit", "plugin"]
@@ -63,7 +64,7 @@ CLAUDE_EVENTS: Final = frozenset(
         "ElicitationResult",
     }
 )
-"""Every event name Claude Code documents; others are unknown (a warning, not an error)."""
+"""Every event name Claude Code documents; handlers under any other name never run."""
 
 
 @final
@@ -86,7 +87,7 @@ class HandlerSpec:
     matcher: str | None
     """The group's matcher string as written (None when absent)."""
     type: str
-    """command | http | mcp_tool | prompt | agent (only command runs)."""
+    """command | http | mcp_tool | prompt | agent (only command runs; see `Skipped`)."""
     command: str | None = None
     args: tuple[str, ...] | None = None
     """Exec form: run `command` with these arguments, no shell."""
@@ -110,12 +111,33 @@ class HandlerSpec:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Skipped:
+    """Configured hooks hookagent would not run: a handler of a type it does not run, or an
+    event it never fires (or does not know). A guard that is configured but never runs is a
+    bypass, so loading settings with any of these is refused unless the user opts out."""
+
+    source: SettingsSource
+    key: str
+    """JSON path: the handler's `type`, or `hooks.<Event>` for a whole event."""
+    value: str
+    """The handler type or the event name at fault."""
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source.path}, {self.key}: {self.message}"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LoadedSettings:
     handlers: tuple[HandlerSpec, ...] = ()
     """In merge order: managed, user, project, local, explicit (CLI) files, plugins; then
     file order. Duplicates (same command string in several settings files) removed."""
     warnings: tuple[str, ...] = ()
-    """Unknown events, unsupported handler types, ignored legacy forms: file and key named."""
+    """What hookagent runs as Claude Code would, noted (dead variables, `if` where it never
+    applies, empty commands): file and key named."""
+    skipped: tuple[Skipped, ...] = ()
+    """Handlers and events hookagent would not run (see `Skipped`), in merge order."""
     files: tuple[str, ...] = ()
     """The files read, in merge order."""
 

@@ -1,14 +1,17 @@
 """Read one Claude Code settings file (or a plugin's `hooks/hooks.json`) into `HandlerSpec`s.
 
 People point hookagent at the settings files they already have, so the loader accepts what
-Claude Code accepts (unknown keys, unknown events, handler types it cannot run) and says so in
-warnings, while a shape Claude Code would reject is a `ConfigError` naming the file and the JSON
-path. pydantic checks the shape here, at the edge, and nothing past this module sees it; this
-module is imported only when settings are loaded, which keeps `import hookagent` light.
+Claude Code accepts (unknown keys, unknown events, handler types hookagent does not run), while
+a shape Claude Code would reject is a `ConfigError` naming the file and the JSON path. What
+hookagent would not run (a handler type other than `command`, an event it never fires or does
+not know) is listed as `Skipped`, for the caller to refuse; the rest is noted in warnings.
+pydantic checks the shape here, at the edge, and nothing past this module sees it; this module
+is imported only when settings are loaded, which keeps `import hookagent` light.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -19,7 +22,8 @@ from typing import Annotated, Any, Final, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, SettingsSource, SourceKind
+from hookagent.claude.events import FIRED
+from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, SettingsSource, Skipped, SourceKind
 from hookagent.errors import ConfigError
 
 __all__ = [
@@ -62,6 +66,7 @@ class FileSettings:
     allow_managed_hooks_only: bool | None = None
     """As written: `merge` honours it only from managed files."""
     warnings: tuple[str, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
 
 
 class _Handler(BaseModel):
@@ -138,20 +143,43 @@ def parse_settings(data: object, source: SettingsSource) -> FileSettings:
         top = _File.model_validate(data)
     except ValidationError as exc:
         raise _shape_error(exc, data, "", source.path) from None
-    warnings: list[str] = []
+    notes = _Notes(source)
     handlers: list[HandlerSpec] = []
     for event, groups in (top.hooks or {}).items():
-        if event in CLAUDE_EVENTS:
-            handlers.extend(_event_handlers(event, groups, source, warnings))
-        else:
-            warnings.append(_unknown_event(source.path, event, groups))
+        if event not in CLAUDE_EVENTS:
+            if groups:  # an empty list configures nothing
+                notes.skip(f"hooks.{event}", event, _unknown_event(event, groups))
+            continue
+        found = list(_event_handlers(event, groups, source, notes))
+        handlers += found
+        if found and event not in FIRED:
+            notes.skip(f"hooks.{event}", event, f"hookagent does not fire {event}")
     return FileSettings(
         source=source,
         handlers=tuple(handlers),
         disable_all_hooks=top.disable_all_hooks,
         allow_managed_hooks_only=top.allow_managed_hooks_only,
-        warnings=tuple(warnings),
+        warnings=tuple(notes.warnings),
+        skipped=tuple(notes.skipped),
     )
+
+
+@final
+class _Notes:
+    """What one file's reading found: warnings, and what hookagent would not run."""
+
+    __slots__ = ("_source", "skipped", "warnings")
+
+    def __init__(self, source: SettingsSource) -> None:
+        self._source = source
+        self.warnings: list[str] = []
+        self.skipped: list[Skipped] = []
+
+    def warn(self, key: str, message: str) -> None:
+        self.warnings.append(f"{self._source.path}, {key}: {message}")
+
+    def skip(self, key: str, value: str, message: str) -> None:
+        self.skipped.append(Skipped(source=self._source, key=key, value=value, message=message))
 
 
 def _read_json(path: Path, name: str) -> object:
@@ -170,7 +198,7 @@ def _read_json(path: Path, name: str) -> object:
 
 
 def _event_handlers(
-    event: str, raw: object, source: SettingsSource, warnings: list[str]
+    event: str, raw: object, source: SettingsSource, notes: _Notes
 ) -> Iterator[HandlerSpec]:
     try:
         groups = _GROUPS.validate_python(raw)
@@ -179,7 +207,7 @@ def _event_handlers(
     for i, group in enumerate(groups):
         for j, handler in enumerate(group.hooks):
             where = f"hooks.{event}[{i}].hooks[{j}]"
-            if spec := _spec(event, group.matcher, handler, source, where, warnings):
+            if spec := _spec(event, group.matcher, handler, source, where, notes):
                 yield spec
 
 
@@ -189,27 +217,30 @@ def _spec(
     handler: _Handler,
     source: SettingsSource,
     where: str,
-    warnings: list[str],
+    notes: _Notes,
 ) -> HandlerSpec | None:
-    def warn(message: str, key: str = where) -> None:
-        warnings.append(f"{source.path}, {key}: {message}")
-
-    if handler.type not in HANDLER_TYPES:
-        warn(f'unknown handler type "{handler.type}"; ignored', f"{where}.type")
+    kind = handler.type
+    if kind not in HANDLER_TYPES:
+        close = difflib.get_close_matches(kind.lower(), sorted(HANDLER_TYPES), n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        notes.skip(f"{where}.type", kind, f'unknown handler type "{kind}"{hint}')
         return None
-    if handler.type == "command" and handler.command == "":
-        warn("empty command; ignored", f"{where}.command")
+    if kind == "command" and handler.command == "":
+        notes.warn(f"{where}.command", "empty command; ignored")
         return None
     command, args = _command(handler, source, where)
-    if handler.type != "command":
-        warn(f'type "{handler.type}" is loaded but not run by hookagent', f"{where}.type")
+    if kind != "command":
+        message = f'handlers of type "{kind}" are not run by hookagent (only "command" is)'
+        notes.skip(f"{where}.type", kind, message)
     elif dead := sorted(
         {m for text in (command, *(args or ())) for m in _DEAD_VARS.findall(text or "")}
     ):
         names = ", ".join(f"${name}" for name in dead)
-        warn(f"uses {names}, which no Claude Code build sets (hooks read JSON on stdin)")
+        notes.warn(
+            where, f"uses {names}, which no Claude Code build sets (hooks read JSON on stdin)"
+        )
     if handler.if_rule is not None and event not in IF_EVENTS:
-        warn(f"`if` is checked only on {_IF_LIST}; on {event} this handler never runs")
+        notes.warn(where, f"`if` is checked only on {_IF_LIST}; on {event} this handler never runs")
     return HandlerSpec(
         event=event,
         matcher=matcher,
@@ -244,15 +275,17 @@ def _command(
     return handler.command.replace(PLUGIN_ROOT, root), args
 
 
-def _unknown_event(file: str, event: str, entries: object) -> str:
+def _unknown_event(event: str, entries: object) -> str:
     if isinstance(entries, list) and entries and all(_is_bare_handler(e) for e in entries):
         return (
-            f'{file}, hooks.{event}: handlers directly under "hooks" keyed by a tool name are a '
-            "legacy form no current Claude Code build runs; ignored (put them in a matcher "
-            f'group under PreToolUse or PostToolUse with "matcher": "{event}")'
+            'handlers directly under "hooks" keyed by a tool name are a legacy form no current '
+            "Claude Code build runs (put them in a matcher group under PreToolUse or "
+            f'PostToolUse with "matcher": "{event}")'
         )
-    hint = next((f'; did you mean "{e}"?' for e in CLAUDE_EVENTS if e.lower() == event.lower()), "")
-    return f'{file}, hooks.{event}: unknown event "{event}", its entries are ignored{hint}'
+    hint = next(
+        (f' (did you mean "{e}"?)' for e in CLAUDE_EVENTS if e.lower() == event.lower()), ""
+    )
+    return f'unknown event "{event}"{hint}'
 
 
 def _is_bare_handler(entry: object) -> bool:

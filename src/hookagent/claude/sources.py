@@ -118,7 +118,7 @@ def merge(files: Sequence[FileSettings]) -> LoadedSettings:
     seen: set[tuple[object, ...]] = set()
     dropped = 0
     for spec in (spec for f in ordered for spec in f.handlers):
-        if not _switched_on(spec, off, only):
+        if not _switched_on(spec.source.kind, off, only):
             dropped += 1
         elif (key := _dedup_key(spec)) is None or key not in seen:
             handlers.append(spec)
@@ -127,9 +127,11 @@ def merge(files: Sequence[FileSettings]) -> LoadedSettings:
     if dropped and (decider := off or only):
         switch = "disableAllHooks" if decider is off else "allowManagedHooksOnly"
         warnings.append(f"{decider.source.path}, {switch}: {dropped} handler(s) turned off")
+    skipped = (s for f in ordered for s in f.skipped if _switched_on(f.source.kind, off, only))
     return LoadedSettings(
         handlers=tuple(handlers),
         warnings=tuple(warnings),
+        skipped=tuple(skipped),
         files=tuple(f.source.path for f in ordered),
     )
 
@@ -150,9 +152,10 @@ def _deciding(
     return decider if value(decider) else None
 
 
-def _switched_on(spec: HandlerSpec, off: FileSettings | None, only: FileSettings | None) -> bool:
-    """Whether the switches leave `spec` on: below managed level they cannot touch managed hooks."""
-    if spec.source.kind == "managed":
+def _switched_on(kind: SourceKind, off: FileSettings | None, only: FileSettings | None) -> bool:
+    """Whether the switches leave a source's hooks on: below managed level they cannot touch
+    managed hooks."""
+    if kind == "managed":
         return off is None or off.source.kind != "managed"
     return off is None and only is None
 

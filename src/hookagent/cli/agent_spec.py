@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Final, final
 
+import typer
+
 from hookagent.agent import Agent
 from hookagent.builder import AgentBuilder
 from hookagent.cli.plugins import apply_plugins
@@ -52,6 +54,9 @@ class RunOptions:
     plugins: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     discover_settings: bool = False
+    allow_unsupported_hooks: bool = False
+    """Run even though the settings hold hooks hookagent does not run (they are reported as
+    not run, and recorded in the run); without it such settings are a `ConfigError`."""
     root: str | None = None
     allow_bash: bool = False
     read_only: bool = False
@@ -81,11 +86,7 @@ def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent,
         builder.system_prompt(options.system)
     _install_tools(builder, options)
     if options.settings or options.discover_settings:
-        builder.with_settings(
-            *options.settings,
-            discover=options.discover_settings,
-            project_dir=options.cwd or ".",
-        )
+        _install_settings(builder, options)
     if options.cwd is not None and options.cwd not in sys.path:
         sys.path.insert(0, options.cwd)  # module plugins are found where the run started
     if options.approvals:
@@ -132,6 +133,27 @@ def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
         from hookagent.capabilities.bash import Bash
 
         builder.with_(Bash(options.root or options.cwd or "."))
+
+
+def _install_settings(builder: AgentBuilder, options: RunOptions) -> None:
+    """The Claude Code hooks of the settings, their warnings printed as `hooks check` prints
+    them (a `ConfigError` for hooks hookagent would not run, unless allowed)."""
+    from hookagent.claude.bridge import ClaudeHooks
+    from hookagent.claude.options import ClaudeHookOptions
+    from hookagent.claude.sources import discover
+
+    project = options.cwd or "."
+    loaded = discover(
+        project, explicit=options.settings, include_standard=options.discover_settings
+    )
+    builder.with_(
+        ClaudeHooks(
+            loaded,
+            ClaudeHookOptions(project_dir=project),
+            allow_unsupported=options.allow_unsupported_hooks,
+            warn=lambda line: typer.echo(f"warning: {line}", err=True),
+        )
+    )
 
 
 # -- saving and reading back ------------------------------------------------------------------
@@ -181,6 +203,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
         "max_seconds": (int, float),
         "max_cost": (int, float),
         "discover_settings": (bool,),
+        "allow_unsupported_hooks": (bool,),
         "root": (str,),
         "allow_bash": (bool,),
         "read_only": (bool,),

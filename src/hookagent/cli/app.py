@@ -94,6 +94,15 @@ def run(
             help="Also read the standard Claude Code settings (managed, ~/.claude, .claude/).",
         ),
     ] = False,
+    allow_unsupported_hooks: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unsupported-hooks",
+            help="Run even though the settings hold hooks hookagent does not run (handler "
+            "types other than command, events it does not fire); they are reported and "
+            "recorded in the run. Without it, such settings are refused (exit 2).",
+        ),
+    ] = False,
     base_url: Annotated[
         str | None,
         typer.Option(
@@ -170,6 +179,7 @@ def run(
         plugins=tuple(plugin or ()),
         settings=tuple(settings or ()),
         discover_settings=discover_settings,
+        allow_unsupported_hooks=allow_unsupported_hooks,
         root=root,
         base_url=base_url,
         allow_bash=allow_bash,

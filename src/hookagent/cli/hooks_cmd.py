@@ -1,8 +1,10 @@
 """`hookagent hooks check` and `hookagent hooks test`: Claude Code hooks without a model.
 
 `check` validates settings files and lists which handler fires at which hookagent point for
-which matcher. `test` runs the handlers matching one event payload and prints the merged
-outcome, so a hook script can be tried in a second.
+which matcher, and every warning `run` prints; hooks hookagent would not run are errors (exit
+2), as `run` refuses them, unless `--allow-unsupported-hooks`. `test` runs the handlers
+matching one event payload and prints the merged outcome, so a hook script can be tried in a
+second; settings holding hooks it would not run are refused the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hookagent.claude.bridge import Selected
+from hookagent.claude.checks import check_settings
 from hookagent.claude.combine import combine
 from hookagent.claude.events import FIRED, TOOL_EVENTS
 from hookagent.claude.matchers import compile_claude_matcher
@@ -47,6 +50,14 @@ NoDiscoverOpt = Annotated[
     bool,
     typer.Option("--no-discover", help="Read only --settings files, not the standard locations."),
 ]
+AllowOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unsupported-hooks",
+        help="Report hooks hookagent does not run (other handler types, events it does not "
+        "fire) as warnings, not errors, as `run --allow-unsupported-hooks` runs without them.",
+    ),
+]
 
 _SUBJECT_FIELD = {
     "PreToolUse": "tool_name",
@@ -69,9 +80,12 @@ def check(
     settings: SettingsOpt = None,
     project: ProjectOpt = Path("."),
     no_discover: NoDiscoverOpt = False,
+    allow_unsupported_hooks: AllowOpt = False,
 ) -> None:
-    """Validate settings files and list which handler fires where."""
-    raise typer.Exit(_guard(lambda: _check(settings or [], project, not no_discover)))
+    """Validate settings files and list which handler fires where (exit 2 on errors)."""
+    raise typer.Exit(
+        _guard(lambda: _check(settings or [], project, not no_discover, allow_unsupported_hooks))
+    )
 
 
 @hooks_app.command("test")
@@ -87,12 +101,17 @@ def test(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     project: ProjectOpt = Path("."),
     no_discover: NoDiscoverOpt = False,
+    allow_unsupported_hooks: AllowOpt = False,
 ) -> None:
     """Run the hooks matching one payload, with no model, and print the merged outcome."""
 
     def go() -> int:
+        if event not in CLAUDE_EVENTS:
+            raise ConfigError(f'unknown event "{event}"', key="EVENT", value=event)
         payload = _read_payload(input_file, event, cwd)
-        specs = _specs(event, payload, settings or [], command, project, not no_discover)
+        files = settings or []
+        standard = not no_discover
+        specs = _specs(event, payload, files, command, project, standard, allow_unsupported_hooks)
         return asyncio.run(_test(event, payload, specs, str(project.resolve()), as_json))
 
     raise typer.Exit(_guard(go))
@@ -110,15 +129,13 @@ def _load(files: list[Path], project: Path, standard: bool) -> LoadedSettings:
     return discover(project, explicit=files, include_standard=standard)
 
 
-def _check(files: list[Path], project: Path, standard: bool) -> int:
+def _check(files: list[Path], project: Path, standard: bool, allow: bool) -> int:
     loaded = _load(files, project, standard)
     console = Console(soft_wrap=True, highlight=False)
     console.print("files: " + (", ".join(loaded.files) or "none"))
     table = Table("event", "point", "matcher", "if", "handler", "timeout", "where")
-    problems = list(loaded.warnings)
     for spec in loaded.handlers:
         point = FIRED[spec.event].point.name if spec.event in FIRED else "(not fired)"
-        problems += _problems(spec)
         timeout = spec.timeout if spec.timeout is not None else default_timeout(spec.event)
         table.add_row(
             spec.event,
@@ -130,28 +147,20 @@ def _check(files: list[Path], project: Path, standard: bool) -> int:
             spec.label,
         )
     console.print(table)
-    for problem in problems:
-        console.print(f"warning: {problem}")
-    console.print(f"{len(loaded.handlers)} handlers, {len(problems)} warnings")
-    return 0
-
-
-def _problems(spec: HandlerSpec) -> list[str]:
-    found = []
-    matcher = compile_claude_matcher(spec.matcher, event=spec.event)
-    if matcher is not None and matcher.problem:
-        found.append(f"{spec.label}: matcher {matcher.problem}")
-    if spec.event in CLAUDE_EVENTS and spec.event not in FIRED:
-        found.append(f"{spec.label}: hookagent does not fire {spec.event}")
-    if spec.if_rule is not None and spec.event in TOOL_EVENTS:
-        try:
-            rule = compile_rule(spec.if_rule)
-        except ValueError as exc:
-            found.append(f"{spec.label}: if {exc}")
-        else:
-            if rule.problem:
-                found.append(f"{spec.label}: if {rule.problem}")
-    return found
+    report = check_settings(loaded)
+    for warning in report.warnings:
+        console.print(f"warning: {warning}")
+    for skipped in report.skipped:
+        console.print(f"warning: {skipped}; not run" if allow else f"error: {skipped}")
+    errors = 0 if allow else len(report.skipped)
+    warnings = len(report.warnings) + len(report.skipped) - errors
+    console.print(f"{len(loaded.handlers)} handlers, {errors} errors, {warnings} warnings")
+    if errors:
+        console.print(
+            "hookagent would not run these hooks, so `run` refuses the settings; "
+            "--allow-unsupported-hooks runs without them"
+        )
+    return 2 if errors else 0
 
 
 def _command(spec: HandlerSpec) -> str:
@@ -167,6 +176,7 @@ def _specs(
     command: str | None,
     project: Path,
     standard: bool,
+    allow: bool,
 ) -> list[HandlerSpec]:
     if command is not None:
         source = SettingsSource(path="--command", kind="explicit")
@@ -181,6 +191,11 @@ def _specs(
             )
         ]
     loaded = _load(files, project, standard)
+    report = check_settings(loaded)
+    if not allow:
+        report.refuse()
+    for skipped in report.skipped:
+        typer.echo(f"warning: {skipped}; not run", err=True)
     return [
         s for s in loaded.handlers if s.event == event and s.type == "command" and _fits(s, payload)
     ]

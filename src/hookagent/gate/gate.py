@@ -117,6 +117,7 @@ class ToolGate:
         discover: bool = False,
         plugins: Iterable[str | PathLike[str]] = (),
         options: ClaudeHookOptions | None = None,
+        allow_unsupported: bool = False,
     ) -> Self:
         """Run the Claude Code command hooks of these settings files around every call:
         PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest and Notification,
@@ -129,7 +130,8 @@ class ToolGate:
         from hookagent.claude.sources import discover as find
 
         settings = find(project_dir, explicit=files, plugin_dirs=plugins, include_standard=discover)
-        claude = ClaudeHooks(settings, options or Options(project_dir=str(project_dir)))
+        options = options or Options(project_dir=str(project_dir))
+        claude = ClaudeHooks(settings, options, allow_unsupported=allow_unsupported)
         left_out: list[str] = []
         for hook in claude.hooks():
             if hook.point in GATE_POINTS or hook.point is EXECUTION_END:
