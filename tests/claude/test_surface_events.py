@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from hookagent.capabilities.bash.tool import ENV_FILE_KEY
 from hookagent.claude.bridge import ClaudeHooks
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.sources import discover
@@ -157,6 +158,9 @@ async def test_session_start_hooks_append_to_their_env_file(
     [env_file] = decision.contexts
     assert Path(env_file).is_relative_to(tmp_path.resolve())
     assert Path(env_file).read_text() == "export FROM_HOOK=1\n"
+    assert d.view.metadata[ENV_FILE_KEY] == env_file  # the run's Bash sources it
+    await d.fire(SESSION_START, RunEvent(run=d.view, source="startup"))
+    assert Path(env_file).read_text() == "export FROM_HOOK=1\n" * 2  # same run: appended
     other, _ = await d.fire(
         SUBAGENT_START, SubagentEvent(run=d.view, agent_id="a-1", agent_type="reviewer")
     )

@@ -24,7 +24,16 @@ __all__ = ["ClaudeSession", "Sessions"]
 class ClaudeSession:
     """What the hooks of one run share: ids, paths, and hooks left running in background."""
 
-    __slots__ = ("_envs", "background", "env_file", "files", "payload", "project_dir", "transcript")
+    __slots__ = (
+        "_env_fresh",
+        "_envs",
+        "background",
+        "env_file",
+        "files",
+        "payload",
+        "project_dir",
+        "transcript",
+    )
 
     def __init__(self, run: RunView, options: ClaudeHookOptions) -> None:
         session_id = run.session_id or run.run_id
@@ -47,6 +56,7 @@ class ClaudeSession:
         self.background: set[asyncio.Task[Any]] = set()
         self.project_dir = options.project_dir
         self._envs: dict[tuple[str | None, bool], dict[bytes, bytes]] = {}
+        self._env_fresh = False
 
     def env(self, spec: HandlerSpec, *, with_env_file: bool) -> dict[bytes, bytes]:
         """The hook environment, built once per run: the host's as the run started, plus
@@ -70,11 +80,15 @@ class ClaudeSession:
         self.transcript.flush(messages)
 
     def env_file_ready(self) -> str:
-        """The `CLAUDE_ENV_FILE` path, its folder made and the file created empty if missing:
-        hooks append to it with `>>`, which fails when the folder does not exist."""
+        """The `CLAUDE_ENV_FILE` path, its folder made (hooks append to it with `>>`, which
+        fails when the folder does not exist) and the file emptied the first time this run's
+        SessionStart hooks run: they write it afresh, so what the Bash tool sources is what
+        they exported this time, not the sum of every earlier run of the session."""
         path = Path(self.env_file)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
+        if not self._env_fresh:
+            path.write_bytes(b"")
+            self._env_fresh = True
         return self.env_file
 
     def keep(self, task: asyncio.Task[Any]) -> None:

@@ -4,10 +4,13 @@ Each line: `type` (user | assistant), `message` {role, content blocks}, `uuid`,
 `parentUuid`, `sessionId`, `timestamp`, `cwd`. Tool calls are `tool_use` blocks in the
 assistant line; tool results are `tool_result` blocks in a user line. The writer appends
 only messages it has not written yet, so flushing before every hook costs O(new messages).
+A session's later run (a continued session, a resumed run, another process) finds the
+transcript already holding the conversation it starts from and appends after it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import Sequence
@@ -22,7 +25,7 @@ __all__ = ["TranscriptWriter"]
 
 @final
 class TranscriptWriter:
-    __slots__ = ("_cwd", "_last_uuid", "_session_id", "_written", "path")
+    __slots__ = ("_cwd", "_last_uuid", "_opened", "_session_id", "_written", "path")
 
     def __init__(self, path: str | Path, *, session_id: str, cwd: str) -> None:
         self.path = Path(path)
@@ -30,9 +33,13 @@ class TranscriptWriter:
         self._cwd = cwd
         self._written = 0
         self._last_uuid: str | None = None
+        self._opened = False
 
     def flush(self, messages: Sequence[Message]) -> None:
         """Append the messages added since the last flush."""
+        if not self._opened:
+            self._opened = True
+            self._continue(messages)
         if self._written >= len(messages):
             if self._written == 0:
                 self._touch()
@@ -48,6 +55,27 @@ class TranscriptWriter:
         if lines:
             with self.path.open("a", encoding="utf-8") as out:
                 out.write("\n".join(lines) + "\n")
+
+    def _continue(self, messages: Sequence[Message]) -> None:
+        """Skip the messages an earlier writer of this session wrote already: one line each,
+        system messages none."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return
+        lines = [line for line in lines if line.strip()]
+        if not lines:
+            return
+        with contextlib.suppress(ValueError, AttributeError):
+            self._last_uuid = json.loads(lines[-1]).get("uuid")
+        left = len(lines)
+        for index, message in enumerate(messages):
+            if left == 0:
+                self._written = index
+                return
+            if not isinstance(message, SystemMessage):
+                left -= 1
+        self._written = len(messages)
 
     def _touch(self) -> None:
         if not self.path.exists():
