@@ -45,6 +45,11 @@ __all__ = ["Agent"]
 T = TypeVar("T")
 
 
+def _result(state: RunState, setup: _Setup) -> RunResult[Any]:
+    result = RunResult.of(state)
+    return setup.output.finish(result) if setup.output is not None else result
+
+
 def _current_task() -> asyncio.Task[Any]:
     task = asyncio.current_task()
     assert task is not None, "a run executes inside a task"
@@ -180,7 +185,13 @@ class Agent:
         With `output_type` (a pydantic model, dataclass, TypedDict or any type pydantic
         validates) the run must end in a valid answer of that type: `result.parsed`. With a
         store, the run is kept in `session` (a name; continued if it exists), and a question
-        nobody answers now pauses it: the result's status is then `waiting`."""
+        nobody answers now pauses it: the result's status is then `waiting`.
+
+        Cancelling the task that awaits it (`task.cancel()`, Ctrl-C under `asyncio.run`, a
+        timeout) stops the run at the await it is in, records that (status `stopped`, stop
+        reason `user_requested`; a durable run is left resumable, see `kernel.cancellation`)
+        and raises `CancelledError`, as a cancelled task does; `stream` also yields the
+        stopped result."""
         state = RunState(parent_run_id=parent_run_id, metadata=dict(metadata or {}))
         return await self._execute(
             prompt,
@@ -253,23 +264,36 @@ class Agent:
         session: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Yield steps, model deltas, tool calls and decisions as they happen, then
-        `RunFinished`."""
+        `RunFinished`.
+
+        Cancelling the task that iterates stops the run (see `run`); the stream still yields
+        what the run emits as it stops, and `RunFinished` with the stopped result, then
+        raises the `CancelledError` on the next iteration."""
+        state = RunState(metadata=dict(metadata or {}))
+        setup = self._setup_for(output_type)
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        task = asyncio.create_task(
-            self._execute(
-                prompt,
-                RunState(metadata=dict(metadata or {})),
-                setup=self._setup_for(output_type),
-                approver=approver,
-                emit=queue.put_nowait,
-                session=session,
-            )
+        run = self._execute(
+            prompt, state, setup=setup, approver=approver, emit=queue.put_nowait, session=session
         )
+        task = asyncio.create_task(run)
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
+        cancelled: asyncio.CancelledError | None = None
         try:
-            while (item := await queue.get()) is not _DONE:
+            while True:
+                try:
+                    item = await queue.get()
+                except asyncio.CancelledError as exc:
+                    if cancelled is not None:
+                        raise  # cancelled again: no more waiting for the run to stop
+                    cancelled = exc
+                    task.cancel()
+                    continue
+                if item is _DONE:
+                    break
                 yield item
-            yield RunFinished(task.result())
+            yield RunFinished(_result(state, setup) if task.cancelled() else task.result())
+            if cancelled is not None:
+                raise cancelled
         finally:
             if not task.done():
                 task.cancel()
@@ -350,13 +374,13 @@ class Agent:
                 await self._kernel.run(ctx, prompt)
             else:
                 await self._run_durably(ctx, prompt, durable, resume)
+        except asyncio.CancelledError:
+            await self._kernel.cancelled(ctx)
+            raise
         finally:
             if watch is not None:
                 await watch.close()
-        result = RunResult.of(state)
-        if setup.output is not None:
-            result = setup.output.finish(result)
-        return result
+        return _result(state, setup)
 
     async def _run_durably(
         self, ctx: RunContext, prompt: str, durable: Durable, resume: bool

@@ -10,9 +10,11 @@ Any exception on the way goes to the ErrorHandler (`on_error`), whose hooks deci
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable
 from typing import Final, final
 
+from hookagent.kernel import cancellation
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.continuation import ContinuationEvaluator, StopResolver
 from hookagent.kernel.failures import ErrorHandler
@@ -60,6 +62,18 @@ class Kernel:
             await durable.checkpoint(ctx.state)
         await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
         await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
+
+    async def cancelled(self, ctx: RunContext) -> None:
+        """Record a run whose task was cancelled (see `cancellation`); the caller goes on
+        with the cancellation. A run without a store ends here, with its execution_end."""
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # delivered: what follows may await, and its hooks time out as usual
+        ending = ctx.state.position.phase == "end"  # execution_end is running already
+        cancellation.stop(ctx.state, durable=ctx.durable is not None)
+        ctx.tick()
+        if ctx.durable is None and not ending:
+            await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
 
     async def _safely(self, ctx: RunContext, rung: Awaitable[None], where: str) -> None:
         try:

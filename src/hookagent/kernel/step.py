@@ -6,6 +6,7 @@ someone who will read it (an after_step hook, a stream consumer).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from time import perf_counter
 from typing import final
@@ -56,8 +57,7 @@ class StepRunner:
                 for call in tool_calls:
                     ctx.durable.call(call.id, index, call.name, call.args, "planned")
             if tool_calls and not ctx.ended:
-                await self._tools.run_all(ctx, tool_calls)
-                calls = len(tool_calls)
+                calls = await self._run_tools(ctx, index, response, at, wall, started)
         elif ctx.ended:
             return
         self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
@@ -68,6 +68,25 @@ class StepRunner:
             if after.outcome == "stop":
                 state.stop_by(after)
             state.add_reminder(after.contexts)
+
+    async def _run_tools(
+        self,
+        ctx: RunContext,
+        index: int,
+        response: ModelResponse,
+        at: int,
+        wall: float,
+        started: float,
+    ) -> int:
+        """Run the reply's tool calls; how many. When the run is cancelled meanwhile, every
+        call has its result (see `cancellation`), and the step is recorded as it stands."""
+        calls = response.message.tool_calls
+        try:
+            await self._tools.run_all(ctx, calls)
+        except asyncio.CancelledError:
+            self._record(ctx, index, response, at, len(calls), wall, perf_counter() - started)
+            raise
+        return len(calls)
 
     def record_failure(self, ctx: RunContext) -> None:
         """Record a step that raised before it could record itself."""

@@ -20,6 +20,7 @@ from hookagent.durable import codec
 from hookagent.durable.journal import Durable
 from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
 from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
+from hookagent.kernel.cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
 from hookagent.kernel.records import ToolExecution
@@ -55,6 +56,10 @@ class ToolExecutor:
                     await self._run_together(ctx, group)
                 else:
                     await self.run_one(ctx, call)
+            except asyncio.CancelledError:
+                for rest in unanswered(ctx.state.messages, calls[index:]):
+                    self._skip(ctx, rest, NOT_RUN)
+                raise
             except Exception as exc:
                 if len(group) == 1:  # a group records its own failures
                     self._skip(ctx, call, f"{type(exc).__name__}: {exc}")
@@ -71,9 +76,15 @@ class ToolExecutor:
             _SINK.set(sink)
             await self.run_one(ctx, call)
 
-        outcomes = await asyncio.gather(
-            *(one(c, s) for c, s in zip(group, sinks, strict=True)), return_exceptions=True
-        )
+        try:
+            outcomes = await asyncio.gather(
+                *(one(c, s) for c, s in zip(group, sinks, strict=True)), return_exceptions=True
+            )
+        except asyncio.CancelledError:  # what the calls recorded before they were stopped
+            for sink in sinks:
+                for record in sink:
+                    record()
+            raise
         failure: BaseException | None = None
         for call, sink, outcome in zip(group, sinks, outcomes, strict=True):
             for record in sink:
@@ -123,7 +134,13 @@ class ToolExecutor:
         if ctx.durable is not None:
             ctx.durable.call(call.id, step, call.name, args, "approved")
         started, wall = perf_counter(), time.time()
-        result, attempts = await self._execute_with_hooks(ctx, call, args, contexts)
+        try:
+            result, attempts = await self._execute_with_hooks(ctx, call, args, contexts)
+        except asyncio.CancelledError as exc:
+            result = interrupted(call, exc)
+            duration = perf_counter() - started
+            self._record(ctx, call, args, proxy, result, started=wall, duration=duration)
+            raise
         self._record(
             ctx,
             call,
