@@ -187,3 +187,28 @@ async def test_a_function_tool_takes_its_limit_from_the_decorator(tmp_path: Path
     assert first.content == HUGE[:80_000]
     assert "Output too large (501 characters)" in second.content
     assert "(first 500 characters):\n" + "s" * 500 + "\n</persisted-output>" in second.content
+
+
+async def test_a_result_a_hook_puts_in_place_is_bounded_too(tmp_path: Path) -> None:
+    def replace(event: h.ToolResultEvent) -> h.HookResult:
+        return h.HookResult.modify(result=h.ToolResult(content=HUGE))
+
+    model = ScriptedModel([tool_call("add_one"), reply("done")])
+
+    @h.tool
+    async def add_one() -> str:
+        """Return a short text."""
+        return "short"
+
+    agent = (
+        h.AgentBuilder()
+        .model(model)
+        .tools(add_one)
+        .on(h.AFTER_TOOL, replace)
+        .outputs(folder=tmp_path)
+        .build()
+    )
+    [call] = (await agent.run("go")).tool_calls
+    assert model.calls[1].last_message == call.result.content
+    assert len(call.result.content) <= 2_000 + 400
+    assert saved_path(call.result.content).read_text() == HUGE

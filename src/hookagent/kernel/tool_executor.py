@@ -181,7 +181,10 @@ class ToolExecutor:
                     attempt=attempt,
                 ),
             )
-            result = _with_context(event.result, (*contexts, *after.contexts))
+            given = event.result
+            if given is not result and ctx.outputs is not None:  # a hook's own result
+                given = await ctx.outputs.bound(ctx.state.run_id, call, given)
+            result = _with_context(given, (*contexts, *after.contexts))
             if after.outcome == "stop":
                 ctx.state.stop_by(after)
             if after.outcome != "retry":
