@@ -292,3 +292,13 @@ async def test_a_tool_input_that_is_not_an_object_is_a_parse_error(
     response = await model.request(ModelRequest(messages=[UserMessage(content="go")]))
     [call] = response.message.tool_calls
     assert call.parse_error and "JSON object" in call.parse_error and not call.args
+
+
+async def test_a_tool_input_object_with_a_lone_surrogate_is_a_parse_error(
+    server: FakeAnthropic, model: AnthropicMessagesModel
+) -> None:
+    bad = {"type": "tool_use", "id": "tu", "name": "weather", "input": {"city": "\ud800"}}
+    server.reply(message(bad, stop_reason="tool_use"))
+    response = await model.request(ModelRequest(messages=[UserMessage(content="go")]))
+    [call] = response.message.tool_calls
+    assert call.parse_error and "the string at $.city" in call.parse_error and not call.args

@@ -95,6 +95,18 @@ async def test_malformed_streamed_tool_input_becomes_a_parse_error(
     assert call.parse_error and "not valid JSON" in call.parse_error and not call.args
 
 
+async def test_streamed_tool_input_nested_100000_deep_becomes_a_parse_error(
+    server: FakeAnthropic, model: AnthropicMessagesModel
+) -> None:
+    deep = {"type": "tool_use", "id": "tu", "name": "weather", "input": "[" * 100_000}
+    plain = {"type": "tool_use", "id": "tv", "name": "weather", "input": '{"city": "\\ud800"}'}
+    server.reply(events(message(deep, plain, stop_reason="tool_use"), split=10_000))
+    response = await model.stream(go(), lambda _: None)
+    first, second = response.message.tool_calls
+    assert first.parse_error and "nest deeper than 100 levels" in first.parse_error
+    assert second.parse_error and "$.city" in second.parse_error and not second.args
+
+
 async def test_an_overloaded_error_inside_the_stream_is_transient_and_retried(
     server: FakeAnthropic, model: AnthropicMessagesModel
 ) -> None:

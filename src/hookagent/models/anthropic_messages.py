@@ -28,7 +28,7 @@ from hookagent.models.anthropic.convert import Block, Converter, tool_param
 from hookagent.models.anthropic.stream import StreamAssembler
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta
 from hookagent.models.retry_after import retry_after
-from hookagent.models.tool_args import parse_call
+from hookagent.models.tool_args import check_call, parse_call
 from hookagent.usage import Usage
 
 __all__ = ["AnthropicMessagesModel", "create"]
@@ -214,13 +214,15 @@ def _stream_error(body: object, fallback: str) -> tuple[int, str]:
 def _call(block: ToolUseBlock) -> ToolCall:
     raw: object = block.input
     if isinstance(raw, dict):
-        return ToolCall(id=block.id, name=block.name, args=raw)
+        return check_call(ToolCall(id=block.id, name=block.name, args=raw))
     if isinstance(raw, str):  # streamed input JSON that did not parse
         return parse_call(block.id, block.name, raw)
-    return ToolCall(
-        id=block.id,
-        name=block.name,
-        parse_error=f"tool input must be a JSON object, got {type(raw).__name__}: {raw!r}",
+    return check_call(
+        ToolCall(
+            id=block.id,
+            name=block.name,
+            parse_error=f"tool input must be a JSON object, got {type(raw).__name__}",
+        )
     )
 
 

@@ -8,8 +8,6 @@ assembled message goes through the same code as a non-streamed reply.
 
 from __future__ import annotations
 
-import contextlib
-import json
 from typing import Any, final
 
 from anthropic.types import Message as WireMessage
@@ -22,6 +20,7 @@ from anthropic.types import (
 from anthropic.types import Usage as WireUsage
 
 from hookagent.models.base import OnDelta, ReasoningDelta, TextDelta, ToolCallDelta
+from hookagent.models.tool_args import decode
 
 __all__ = ["StreamAssembler"]
 
@@ -125,9 +124,8 @@ class StreamAssembler:
             raw: object = text  # text that does not parse: the driver reports a parse error
             if not text.strip():
                 raw = dict(data.input or {})
-            else:
-                with contextlib.suppress(json.JSONDecodeError):
-                    raw = json.loads(text)
+            elif isinstance(decoded := decode(text), dict):
+                raw = decoded
             return ToolUseBlock.model_construct(
                 type="tool_use", id=data.id, name=data.name, input=raw
             )
