@@ -13,6 +13,7 @@ from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
 from hookagent.messages import UserMessage
 from hookagent.models.base import ModelRequest, ModelResponse, StreamingModel
+from hookagent.models.received import received, safe_deltas
 from hookagent.usage import Usage
 
 __all__ = ["Inference"]
@@ -98,9 +99,7 @@ class Inference:
             try:
                 if ctx.durable is not None:
                     return await self._call_durably(ctx, request, ctx.durable)
-                if ctx.emit is not None and isinstance(ctx.model, StreamingModel):
-                    return await ctx.model.stream(request, ctx.emit)
-                return await ctx.model.request(request)
+                return await _ask(ctx, request)
             except Exception as exc:
                 action = await self._errors.handle(ctx, exc, where="model", attempt=attempt)
                 if action != "retry":
@@ -119,15 +118,19 @@ class Inference:
             response: ModelResponse = codec.load("response", entry.data)
             return response
         try:
-            if ctx.emit is not None and isinstance(ctx.model, StreamingModel):
-                response = await ctx.model.stream(request, ctx.emit)
-            else:
-                response = await ctx.model.request(request)
+            response = await _ask(ctx, request)
         except Exception as exc:
             durable.record(key, "model_error", errors.dump(exc))
             raise
         durable.record(key, "model", codec.dump("response", response))
         return response
+
+
+async def _ask(ctx: RunContext, request: ModelRequest) -> ModelResponse:
+    """The model's reply, streamed when someone watches, made safe to keep (`received`)."""
+    if ctx.emit is not None and isinstance(ctx.model, StreamingModel):
+        return received(await ctx.model.stream(request, safe_deltas(ctx.emit)))
+    return received(await ctx.model.request(request))
 
 
 def _with_spent(response: ModelResponse, spent: Usage | None) -> ModelResponse:
