@@ -3,6 +3,10 @@ results, answers, and the fields hooks may rewrite at each point.
 
 One pydantic `TypeAdapter` per type, built on first use (building one costs more than
 importing hookagent); mappings that hooks saw read-only are written as plain objects.
+
+Text with unpaired UTF-16 surrogates (which UTF-8, hence the store, cannot hold) is written
+with each one as U+FFFD, in every row and journal entry; `stored` gives a run the value as a
+resumed run will read it back, so both see the same thing.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hookagent import surrogates
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.approval import Answer
 from hookagent.kernel.records import StepRecord
@@ -23,7 +28,15 @@ from hookagent.tools.base import ToolResult
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["canonical", "digest", "dump", "dump_field", "load", "load_field"]
+__all__ = [
+    "canonical",
+    "digest",
+    "dump",
+    "dump_field",
+    "load",
+    "load_field",
+    "stored",
+]
 
 
 def _fallback(value: Any) -> Any:
@@ -54,11 +67,46 @@ NAMED: dict[str, Any] = {
 
 
 def dump(kind: str, value: Any) -> str:
-    return _adapter(NAMED[kind]).dump_json(value, fallback=_fallback, warnings=False).decode()
+    return stored(kind, value)[0]
+
+
+def stored(kind: str, value: Any) -> tuple[str, Any]:
+    """The JSON for `value`, and `value` as `load` will give it back: `value` itself unless
+    writing it replaced unpaired surrogates."""
+    from pydantic_core import PydanticSerializationError
+
+    adapter = _adapter(NAMED[kind])
+    try:
+        return adapter.dump_json(value, fallback=_fallback, warnings=False).decode(), value
+    except PydanticSerializationError:
+        plain = _scrub(adapter.dump_python(value, fallback=_fallback, warnings=False))
+        text = _adapter(Any).dump_json(plain, fallback=_fallback, warnings=False).decode()
+        return text, load(kind, text)
 
 
 def load(kind: str, text: str) -> Any:
-    return _adapter(NAMED[kind]).validate_json(text)
+    from pydantic import ValidationError
+
+    adapter = _adapter(NAMED[kind])
+    try:
+        return adapter.validate_json(text)
+    except ValidationError as exc:
+        if exc.errors()[0]["type"] != "json_invalid":
+            raise
+        # nesting past pydantic's JSON reader (about 200 levels), which json reads
+        return adapter.validate_python(json.loads(text))
+
+
+def _scrub(value: Any) -> Any:
+    """Plain data with every unpaired surrogate, in keys and strings, as U+FFFD. Recursive:
+    pydantic has already refused to walk anything deep enough to matter."""
+    if isinstance(value, str):
+        return surrogates.replace(value)
+    if isinstance(value, Mapping):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, bytes):
+        return [_scrub(v) for v in value]
+    return value
 
 
 FIELDS: dict[str, Any] = {
@@ -84,8 +132,10 @@ def load_field(name: str, data: Any) -> Any:
 
 
 def canonical(value: Any) -> str:
-    """JSON with sorted keys and no spaces: equal arguments, equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_fallback)
+    """JSON with sorted keys and no spaces: equal arguments, equal text (surrogates replaced,
+    so arguments read back from the store give the text they were written with)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=_fallback)
+    return surrogates.replace_escapes(text)
 
 
 def digest(*parts: Any) -> str:

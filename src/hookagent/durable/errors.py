@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from hookagent.errors import ModelError
+from hookagent.surrogates import replace_escapes
 
 __all__ = ["RecordedError", "dump", "load"]
 
@@ -25,7 +26,7 @@ def dump(exc: BaseException) -> str:
             "transient": exc.transient,
             "retry_after": exc.retry_after,
         }
-    return json.dumps(data, default=repr)
+    return replace_escapes(json.dumps(data, default=repr))
 
 
 def load(text: str) -> Exception:

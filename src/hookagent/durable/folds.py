@@ -18,6 +18,7 @@ from hookagent.hooks.decision import Vote
 from hookagent.hooks.engine import Folded
 from hookagent.hooks.points import HookPoint
 from hookagent.hooks.result import AskSpec, HookResult
+from hookagent.surrogates import replace_escapes
 
 __all__ = ["decode", "encode"]
 
@@ -55,7 +56,7 @@ def encode(point: HookPoint[Any], before: Any, folded: Folded[Any] | HookResult 
         "duration": folded.duration,
         "changes": changes,
     }
-    return json.dumps(data, default=_plain)
+    return replace_escapes(json.dumps(data, default=_plain))
 
 
 def decode(event: E, text: str) -> Folded[E] | HookResult | None:

@@ -226,7 +226,7 @@ class ToolExecutor:
         durable.call(call.id, state.position.step, call.name, args, "started")
         await durable.barrier(state)  # a crash from here on leaves the call in doubt
         result = await self._execute(ctx, call, args, attempt)
-        data = codec.dump("result", result)
+        data, result = codec.stored("result", result)  # what a resumed run will read
         durable.record(key, "tool", data)
         durable.finish_call(call.id, "failed" if result.is_error else "done", data)
         await durable.barrier(state)
