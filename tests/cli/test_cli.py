@@ -182,6 +182,20 @@ def test_malformed_turn_is_named(tmp_path: Path) -> None:
     assert_config_error(done, "turns.json", "turn 2", "name")
 
 
+def test_a_script_that_is_not_utf8_is_named_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "turns.json").write_bytes(b'[\n  {"text": "caf\xe9"}\n]')
+    done = hookagent(tmp_path, "run", "hi", "--model", "scripted:turns.json")
+    assert_config_error(done, "turns.json", "not UTF-8: byte 0xe9 at line 2, column 16")
+
+
+def test_hostile_model_output_is_shown_and_the_run_completes(tmp_path: Path) -> None:
+    text = '[{"text": "odd \\ud800", "tool_calls": [{"name": "x\\udc00", "args": "[[["}]}, "ok"]'
+    write(tmp_path / "turns.json", text)
+    done = hookagent(tmp_path, "run", "hi", "--model", "scripted:turns.json")
+    assert done.returncode == 0, done.stderr
+    assert "odd \ufffd" in done.stdout and "Unknown tool 'x\ufffd'" in done.stdout
+
+
 def test_unknown_provider(tmp_path: Path) -> None:
     done = hookagent(tmp_path, "run", "hi", "--model", "martian:big")
     assert_config_error(done, "unknown model provider 'martian'")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,34 @@ async def test_by_history_answers_with_the_turn_the_conversation_has_reached() -
     reply = await model.request(ModelRequest(messages=history))
     assert reply.message.content == "second"  # a fresh model object, mid-conversation
     assert (await model.request(ModelRequest(messages=history))).message.content == "second"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'[{"text": "a"},\n {"text": "\xff"}]', "not UTF-8: byte 0xff at line 2, column 12"),
+        (b"[" * 100_000, "not valid JSON: arrays and objects nest too deep"),
+        (b"[" + b"9" * 5000 + b"]", "not valid JSON: Exceeds the limit"),
+        (b'[{"text": 1}]', "turn 1: text: Input should be a valid string"),
+        (b"", "not valid JSON: Expecting value (line 1, column 1)"),
+    ],
+)
+def test_a_bad_script_file_is_a_config_error_naming_it(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "turns.json"
+    path.write_bytes(content)
+    with pytest.raises(h.ConfigError, match=rf"turns\.json(: |, ){re.escape(message)}"):
+        ScriptedModel.from_file(path)
+
+
+def test_a_script_file_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "turns.json"
+    path.write_bytes(b'\xef\xbb\xbf[{"text": "hi"}]')
+    assert ScriptedModel.from_file(path).remaining == 1
+
+
+def test_a_tool_name_with_a_lone_surrogate_is_played_not_refused() -> None:
+    model = ScriptedModel([{"tool_calls": [{"name": "\ud800", "args": {"a": "\udc00"}}]}])
+    [call] = model._turns[0].message.tool_calls
+    assert call.name == "\ufffd" and call.parse_error and "$.a" in call.parse_error

@@ -13,9 +13,9 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Annotated, Any, Final, final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from hookagent.errors import ConfigError, ModelError
 from hookagent.messages import AssistantMessage, ToolCall
@@ -27,7 +27,9 @@ from hookagent.models.base import (
     TextDelta,
     ToolCallDelta,
 )
-from hookagent.models.tool_args import parse_call
+from hookagent.models.script_file import read_script
+from hookagent.models.tool_args import check_call, parse_call
+from hookagent.surrogates import replace
 from hookagent.usage import Usage
 
 __all__ = ["FunctionModel", "RecordedCall", "ScriptedModel", "reply", "tool_call", "turn"]
@@ -40,9 +42,14 @@ _helper_turns = itertools.count(1)
 """Numbers turns built by the helpers, so their calls get distinct ids."""
 
 
+def _text(value: object) -> object:
+    """A model's text as a run keeps it (see `received`): checked for length after this."""
+    return replace(value) if isinstance(value, str) else value
+
+
 class _CallSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1)
+    name: Annotated[str, BeforeValidator(_text)] = Field(min_length=1)
     args: dict[str, Any] | str = Field(default_factory=dict)
     """An object, or a raw JSON string as a provider would send it (may be malformed)."""
     id: str | None = None
@@ -105,7 +112,7 @@ def tool_call(name: str, _id: str | None = None, /, **args: Any) -> ModelRespons
 def _to_call(spec: _CallSpec, index: int, turn_no: int = 0) -> ToolCall:
     call_id = spec.id or f"call_{turn_no}_{index}"
     if isinstance(spec.args, dict):
-        return ToolCall(id=call_id, name=spec.name, args=spec.args)
+        return check_call(ToolCall(id=call_id, name=spec.name, args=spec.args))
     return parse_call(call_id, spec.name, spec.args)
 
 
@@ -162,17 +169,7 @@ class ScriptedModel:
     @classmethod
     def from_file(cls, path: str | Path, *, by_history: bool = False) -> ScriptedModel:
         file = Path(path)
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read the script: {exc.strerror}", file=str(file)) from exc
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", file=str(file)
-            ) from exc
-        return cls(data, source=str(file), by_history=by_history)
+        return cls(read_script(file), source=str(file), by_history=by_history)
 
     @property
     def name(self) -> str:
