@@ -67,6 +67,7 @@ def agent(
         builder.store(kw["store"])
     if ended is not None:
         builder.on(h.EXECUTION_END, lambda e: ended.append(e.run), name="ended")
+        builder.on(h.SESSION_END, lambda e: ended.append(e.run), name="session_ended")
     return builder.build()
 
 
@@ -78,7 +79,8 @@ async def test_task_cancel_mid_sync_tool_stops_the_run_as_cancelled(gate: Gate) 
     with pytest.raises(asyncio.CancelledError):
         await task
     assert task.cancelled()
-    (run,) = ended  # execution_end saw the run stopped, not completed
+    run, closed = ended  # execution_end saw the run stopped, not completed; session_end too
+    assert closed is run
     assert (run.status, run.stop_reason) == ("stopped", "user_requested")
     (step,) = run.steps
     first, second = step.executions

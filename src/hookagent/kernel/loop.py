@@ -65,7 +65,8 @@ class Kernel:
 
     async def cancelled(self, ctx: RunContext) -> None:
         """Record a run whose task was cancelled (see `cancellation`); the caller goes on
-        with the cancellation. A run without a store ends here, with its execution_end."""
+        with the cancellation. A run without a store ends here: execution_end, session_end
+        (unless it was cancelled in those already)."""
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()  # delivered: what follows may await, and its hooks time out as usual
@@ -74,6 +75,7 @@ class Kernel:
         ctx.tick()
         if ctx.durable is None and not ending:
             await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
+            await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
 
     async def _safely(self, ctx: RunContext, rung: Awaitable[None], where: str) -> None:
         try:
