@@ -17,6 +17,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
 
+from hookagent import surrogates
 from hookagent.durable.codec import digest
 from hookagent.durable.journal import Durable, Suspended
 from hookagent.durable.runner import DurableRuns
@@ -215,7 +216,7 @@ class Agent:
     ) -> str:
         """Write a run down as `queued` for a worker to claim and execute; its id."""
         state = RunState(metadata=dict(metadata or {}))
-        await self._runs().start(prompt, state, session, queued=True)
+        await self._runs().start(surrogates.replace(prompt), state, session, queued=True)
         return state.run_id
 
     async def resume(
@@ -345,6 +346,7 @@ class Agent:
     ) -> RunResult:
         resume = durable is not None
         if durable is None and self.store is not None:
+            prompt = surrogates.replace(prompt)  # as the store keeps it, so as a resume sees it
             durable = await self._runs().start(prompt, state, session)
         view = RunView(state, setup.specs)
         view.files_root = setup.outputs.root

@@ -60,7 +60,8 @@ async def stored(db: Path, run_id: str) -> list[str]:
         assert loaded is not None
         journal = [entry.data for entry in loaded.journal]
         calls = [c.args + (c.result or "") for c in loaded.calls]
-        return [*rows.messages, *rows.steps, *rows.decisions, *journal, *calls]
+        prompt = rows.run.prompt or ""
+        return [prompt, *rows.messages, *rows.steps, *rows.decisions, *journal, *calls]
     finally:
         await store.close()
 
@@ -147,3 +148,15 @@ async def test_a_resumed_run_shows_the_model_what_it_saw_before_the_crash(
     after = seen[-1]
     assert after[: len(before)] == before
     assert "a.txt\nb\ufffdd.txt" in before
+
+
+async def test_a_prompt_with_a_lone_surrogate_is_kept_as_the_model_saw_it(tmp_path: Path) -> None:
+    model = ScriptedModel([{"text": "ok"}])
+    db = tmp_path / "runs.db"
+    agent = h.AgentBuilder().model(model).store(db).build()
+    result = await agent.run(f"look at {BAD_NAME}")
+    assert result.status == "completed", result.error
+    assert model.calls[0].last_message == "look at b\ufffdd.txt"
+    assert any("look at b\ufffdd.txt" in text for text in await stored(db, result.run_id))
+    queued = await agent.submit(f"later {BAD_NAME}")
+    assert (await stored(db, queued))[0] == "later b\ufffdd.txt"

@@ -15,7 +15,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hookagent import surrogates
 from hookagent.hooks.decision import Decision
@@ -49,6 +49,9 @@ def _fallback(value: Any) -> Any:
     return repr(value)
 
 
+T = TypeVar("T")
+
+
 @functools.cache
 def _adapter(kind: Any) -> TypeAdapter[Any]:
     from pydantic import TypeAdapter
@@ -70,7 +73,7 @@ def dump(kind: str, value: Any) -> str:
     return stored(kind, value)[0]
 
 
-def stored(kind: str, value: Any) -> tuple[str, Any]:
+def stored(kind: str, value: T) -> tuple[str, T]:
     """The JSON for `value`, and `value` as `load` will give it back: `value` itself unless
     writing it replaced unpaired surrogates."""
     from pydantic_core import PydanticSerializationError
@@ -81,7 +84,8 @@ def stored(kind: str, value: Any) -> tuple[str, Any]:
     except PydanticSerializationError:
         plain = _scrub(adapter.dump_python(value, fallback=_fallback, warnings=False))
         text = _adapter(Any).dump_json(plain, fallback=_fallback, warnings=False).decode()
-        return text, load(kind, text)
+        loaded: T = load(kind, text)
+        return text, loaded
 
 
 def load(kind: str, text: str) -> Any:
