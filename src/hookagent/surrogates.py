@@ -30,7 +30,9 @@ def replace(text: str) -> str:
 
     In a `str`, a pair that makes one character is a single code point, so every code point
     in the surrogate range stands alone."""
-    return SURROGATE.sub(REPLACEMENT, text) if SURROGATE.search(text) else text
+    if text.isascii() or not SURROGATE.search(text):  # isascii: one C pass, most text
+        return text
+    return SURROGATE.sub(REPLACEMENT, text)
 
 
 def replace_escapes(json_text: str) -> str:

@@ -29,13 +29,13 @@ def received(response: ModelResponse) -> ModelResponse:
     """`response` made safe to keep; the same object when it already was (the usual case)."""
     message = response.message
     content, reasoning = replace(message.content), replace(message.reasoning)
-    calls = tuple(check_call(call) for call in message.tool_calls)
+    calls = tuple(map(check_call, message.tool_calls))
     model_name = replace(response.model_name) if response.model_name else response.model_name
     finish = replace(response.finish_reason) if response.finish_reason else response.finish_reason
     if (
         content is message.content
         and reasoning is message.reasoning
-        and all(new is old for new, old in zip(calls, message.tool_calls, strict=True))
+        and calls == message.tool_calls  # equal tuples of the same objects: `is` first
         and model_name is response.model_name
         and finish is response.finish_reason
     ):

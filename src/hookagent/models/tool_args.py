@@ -89,7 +89,27 @@ def check_call(call: ToolCall) -> ToolCall:
 def problem(args: Mapping[str, Any]) -> str | None:
     """Why these arguments cannot go to a tool, or None: nesting past `MAX_DEPTH`, a lone
     surrogate in a key or a string, a float JSON cannot write. Walks with a stack, not by
-    recursion, so any depth is safe."""
+    recursion, so any depth is safe; a flat object of plain values (most calls) is checked
+    in one loop, since every model reply passes here."""
+    if type(args) is dict:
+        for key, value in args.items():
+            kind = type(value)
+            if kind is str:
+                if not value.isascii() and SURROGATE.search(value):
+                    break
+            elif kind not in _PLAIN:
+                break
+            if type(key) is not str or (not key.isascii() and SURROGATE.search(key)):
+                break
+        else:
+            return None
+    return _walk(args)
+
+
+_PLAIN: Final = frozenset({int, bool, type(None)})
+
+
+def _walk(args: Mapping[str, Any]) -> str | None:
     stack: list[tuple[object, int, tuple[Any, ...]]] = [(args, 1, ())]
     while stack:
         value, depth, trail = stack.pop()
@@ -98,7 +118,7 @@ def problem(args: Mapping[str, Any]) -> str | None:
                 return TOO_DEEP
             items = list(value.items())
             for key, _ in items:
-                if isinstance(key, str) and (found := SURROGATE.search(key)):
+                if isinstance(key, str) and not key.isascii() and (found := SURROGATE.search(key)):
                     return _bad_unicode("the key", (key, trail), found.group())
             stack.extend((item, depth + 1, (key, trail)) for key, item in reversed(items))
         elif isinstance(value, list | tuple):
@@ -109,7 +129,7 @@ def problem(args: Mapping[str, Any]) -> str | None:
                 for index, item in reversed(list(enumerate(value)))
             )
         elif isinstance(value, str):
-            if found := SURROGATE.search(value):
+            if not value.isascii() and (found := SURROGATE.search(value)):
                 return _bad_unicode("the string at", trail, found.group())
         elif isinstance(value, float) and not math.isfinite(value):
             return f"the number at {_path(trail)} is {value!r}, which JSON cannot hold"
