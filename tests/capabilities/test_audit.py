@@ -87,8 +87,9 @@ async def test_a_run_writes_its_folds_tool_calls_and_decisions_in_one_chain(
     assert {r["agent_type"] for r in lines} == {"main"}
 
     events = [r for r in lines if r["type"] == "event"]
-    assert events[0]["point"] == "execution_start" and events[-1]["point"] == "execution_end"
-    assert events[1]["prompt"] == "go"
+    assert [e["point"] for e in events[:2]] == ["session_start", "execution_start"]
+    assert [e["point"] for e in events[-2:]] == ["execution_end", "session_end"]
+    assert events[2]["prompt"] == "go"
     # the tool call that ran, with its result
     [ran] = [r for r in events if r["point"] == "after_tool"]
     assert (ran["tool"], ran["args"], ran["result"]) == (
@@ -133,6 +134,7 @@ async def test_the_audit_hook_changes_no_outcome_and_sees_every_fold(tmp_path: P
     points = [r["point"] for r in records(tmp_path / "b.jsonl") if r["type"] == "event"]
     step = ["before_step", "before_inference", "after_inference"]
     assert points == [
+        "session_start",
         "execution_start",
         "user_prompt",
         *step,
@@ -149,6 +151,7 @@ async def test_the_audit_hook_changes_no_outcome_and_sees_every_fold(tmp_path: P
         "should_continue",
         "stop",
         "execution_end",
+        "session_end",
     ]
 
 
@@ -181,7 +184,7 @@ async def test_a_stop_ends_the_run_and_the_audit_still_sees_that_fold(tmp_path: 
     lines = records(path)
     [fold] = [r for r in lines if r.get("point") == "before_tool" and r["type"] == "event"]
     assert (fold["outcome"], fold["reason"], fold["stop_reason"]) == ("stop", "enough", "guard")
-    end = lines[-1]
+    end = lines[-2]  # then session_end
     assert (end["point"], end["status"], end["stop_reason"]) == (
         "execution_end",
         "stopped",
@@ -632,7 +635,8 @@ async def test_concurrent_runs_append_to_one_chain(tmp_path: Path) -> None:
     by_run = runs_in(lines)
     assert set(by_run) == {r.run_id for r in results}
     for points in by_run.values():  # each run whole, in order
-        assert points[0] == "execution_start" and points[-1] == "execution_end"
+        assert points[:2] == ["session_start", "execution_start"]
+        assert points[-2:] == ["execution_end", "session_end"]
         assert points.count("after_tool") == 10
     assert switches(lines) > 10  # they really did interleave
 

@@ -10,12 +10,13 @@ Two kinds of record (`type`):
   fields (tool name, arguments and, at after_tool, the result; the prompt; the error…) and
   the outcome so far (`outcome`, `reason`, `stop_reason`). The tool calls are the after_tool
   events (a blocked call shows as a before_tool event with outcome `block`); the run's end
-  is the execution_end event, with `status`, `stop_reason`, `stop_message` and `output`.
+  is the execution_end event, with `status`, `stop_reason`, `stop_message` and `output`,
+  then (for a run that is not a subagent's) the session_end event.
 - **`decision`**, one per decision the run recorded, exactly as in `result.decisions`: the
   deciding hook, every vote, and for an `ask` the answer. A decision is settled after its
   fold (an ask is answered then), so it is written at the run's next fold, before that
   fold's event; `index` is its place in the run's decisions. (A decision taken at
-  execution_end itself, the run's last fold, is not written.)
+  the run's last fold, session_end or execution_end, is not written.)
 
 Every record also has `seq`, `ts` (Unix time), `run_id`, `agent_type`, `prev` and `hash`
 (see `chain`). Subagents inherit the hook, so their runs go to the same file.
@@ -26,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Literal, final
+from typing import Any, Literal, final
 
 from hookagent.capabilities.audit.chain import ChainWriter
 from hookagent.capabilities.audit.describe import (
@@ -36,7 +37,7 @@ from hookagent.capabilities.audit.describe import (
 )
 from hookagent.errors import ConfigError
 from hookagent.hooks.hook import Hook, make_hook
-from hookagent.hooks.points import ALL_POINTS, EXECUTION_END, HookPoint
+from hookagent.hooks.points import ALL_POINTS, EXECUTION_END, SESSION_END, HookPoint
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.view import RunView
 from hookagent.tools.base import Tool
@@ -44,7 +45,6 @@ from hookagent.tools.base import Tool
 __all__ = ["AuditTrail", "OnAuditFailure"]
 
 OnAuditFailure = Literal["raise", "block", "proceed"]
-_END: Final = EXECUTION_END.name
 
 
 @final
@@ -151,8 +151,15 @@ class AuditTrail:
         body.update(describe_outcome(outcome))
         body.update(describe_event(event, self.max_chars))
         self._writer.append(body)
-        if point == _END:
+        if point == self._last_point(run):
             self._written.pop(run.run_id, None)
+
+    def _last_point(self, run: RunView) -> str:
+        """The run's last fold this trail sees: session_end, for a run that opens a
+        session, when the trail watches it; else execution_end."""
+        if run.parent_run_id is None and SESSION_END in self.points:
+            return SESSION_END.name
+        return EXECUTION_END.name
 
     def _flush(self, run: RunView, now: float) -> None:
         """Write the decisions `run` recorded since this trail last wrote one of them."""
