@@ -11,7 +11,10 @@ Exit codes:
   or run; nothing to answer; a run that cannot be resumed), reported as `error: <message>`
   on stderr, with no traceback;
 - 3: the run is waiting: a hook asked a question nobody has answered yet. It is kept in the
-  store; `hookagent approve` or `deny` it, then `hookagent resume` it.
+  store; `hookagent approve` or `deny` it, then `hookagent resume` it;
+- 130: Ctrl-C stopped it. A run stops at its next safe point (see `Agent.run`): what it did
+  is shown, with the stopped summary, and a run kept in a store is left to be resumed,
+  with the `hookagent resume` command printed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -43,6 +47,7 @@ EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_CONFIG: Final = 2
 EXIT_WAITING: Final = 3
+EXIT_INTERRUPTED: Final = 130
 
 app = typer.Typer(
     name="hookagent",
@@ -237,18 +242,41 @@ def execute(options: RunOptions) -> int:
         return run_in_session(replace(options, cwd=options.cwd or os.getcwd()))
     agent, model = build_agent(options)
     approver = _terminal_approver(agent)
-    if options.json:
-        result = agent.run_sync(options.prompt, approver=approver)
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
-    else:
-        from hookagent.cli.render import LiveRenderer
+    from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
 
-        renderer = LiveRenderer(_console())
-        from hookagent.cli.render import stream_run
-
+    renderer = None if options.json else LiveRenderer(_console())
+    try:
         result = asyncio.run(stream_run(agent, options.prompt, renderer, approver=approver))
+    except Interrupted as stop:
+        return interrupted(stop.result, json_output=options.json)
+    if options.json:
+        _print_json(result)
     _warn_unused(model)
     return exit_code(result)
+
+
+def interrupted(
+    result: RunResult, *, json_output: bool, store_url: str | None = None, kept: bool = False
+) -> int:
+    """Ctrl-C stopped the run: its result as JSON if asked for (the live view has shown it
+    already), and how to take up a run `kept` in the store; the exit code."""
+    if json_output:
+        _print_json(result)
+    typer.echo(
+        kept_line(result.run_id, store_url) if kept else "interrupted: the run was stopped",
+        err=True,
+    )
+    return EXIT_INTERRUPTED
+
+
+def kept_line(run_id: str, store_url: str | None) -> str:
+    """What Ctrl-C leaves of a run kept in a store, and the command that takes it up."""
+    flag = f" --store {shlex.quote(store_url)}" if store_url is not None else ""
+    return f"interrupted: run {run_id} is kept; continue it with `hookagent resume {run_id}{flag}`"
+
+
+def _print_json(result: RunResult) -> None:
+    sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
 
 
 def _terminal_approver(agent: Agent) -> Approver | None:
@@ -280,6 +308,9 @@ def _guarded(action: Callable[[], int]) -> int:
     except (ConfigError, StoreError) as exc:
         typer.echo(f"error: {exc}", err=True)
         return EXIT_CONFIG
+    except KeyboardInterrupt:  # Ctrl-C outside a run, or a second one
+        typer.echo("interrupted", err=True)
+        return EXIT_INTERRUPTED
     return code
 
 

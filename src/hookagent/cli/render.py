@@ -8,6 +8,7 @@ as `rich.text.Text`, never markup, so brackets in tool output print as they are.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any, Final, final
@@ -32,7 +33,7 @@ from hookagent.kernel.stream import (
     ToolStarted,
 )
 
-__all__ = ["LiveRenderer", "decision_line", "is_shown", "stream_run"]
+__all__ = ["Interrupted", "LiveRenderer", "decision_line", "is_shown", "stream_run"]
 
 SHORT: Final = 100
 """Characters of a tool result or argument value shown before it is cut."""
@@ -63,21 +64,38 @@ def is_shown(decision: Decision) -> bool:
     return notable and not routine
 
 
+class Interrupted(Exception):
+    """Ctrl-C stopped the run (`asyncio.run` cancelled its task); `result` is how it stopped."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__(result.run_id)
+        self.result = result
+
+
 async def stream_run(
     agent: Agent,
     prompt: str,
-    renderer: LiveRenderer,
+    renderer: LiveRenderer | None,
     *,
     approver: Approver | None = None,
     metadata: Mapping[str, Any] | None = None,
     session: str | None = None,
 ) -> RunResult:
-    """Run `agent` on `prompt`, showing each event; the result the stream ended with."""
+    """Run `agent` on `prompt`, showing each event (with a renderer); the result the stream
+    ended with. Cancelled (Ctrl-C), the run stops and shows how; then `Interrupted`."""
     result: RunResult | None = None
-    async for event in agent.stream(prompt, approver=approver, metadata=metadata, session=session):
-        renderer.show(event)
-        if isinstance(event, RunFinished):
-            result = event.result
+    try:
+        async for event in agent.stream(
+            prompt, approver=approver, metadata=metadata, session=session
+        ):
+            if renderer is not None:
+                renderer.show(event)
+            if isinstance(event, RunFinished):
+                result = event.result
+    except asyncio.CancelledError:
+        if result is None:
+            raise
+        raise Interrupted(result) from None
     if result is None:
         raise RuntimeError("the run's stream ended without a RunFinished event")
     return result

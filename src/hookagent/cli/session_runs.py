@@ -39,29 +39,27 @@ _ENDED: Final = ("completed", "failed", "stopped")
 def run_in_session(options: RunOptions) -> int:
     """`hookagent run --session/--store`: the run kept in the store, its options saved with
     it; the open questions and how to answer them if it ends waiting."""
-    from hookagent.cli.app import _console, exit_code
+    from hookagent.cli.app import _console, exit_code, interrupted
+    from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
 
     store = open_store(options.store, project_dir=options.cwd or os.getcwd())
     agent, _ = build_agent(options, store)
     metadata = {CLI_KEY: saved_options(options)}
     console = _console()
+    renderer = None if options.json else LiveRenderer(console)
 
     async def go(store: Store) -> Outcome:
-        if options.json:
-            result = await agent.run(options.prompt, metadata=metadata, session=options.session)
-        else:
-            from hookagent.cli.render import LiveRenderer, stream_run
-
-            result = await stream_run(
-                agent,
-                options.prompt,
-                LiveRenderer(console),
-                metadata=metadata,
-                session=options.session,
-            )
+        result = await stream_run(
+            agent, options.prompt, renderer, metadata=metadata, session=options.session
+        )
         return await _outcome(store, result)
 
-    outcome = in_store(store, go)
+    try:
+        outcome = in_store(store, go)
+    except Interrupted as stop:
+        return interrupted(
+            stop.result, json_output=options.json, store_url=options.store, kept=True
+        )
     report(outcome, json_output=options.json, console=console, store_url=options.store)
     return exit_code(outcome.result)
 
@@ -132,7 +130,7 @@ def _user() -> str:
 def resume_run(key: str, store_url: str | None, *, json_output: bool, force: bool = False) -> int:
     """Take run `key` up where it stopped, show what it did since, report; the exit code.
     `force`: take it over from a holder that is provably gone (see `durable.lease`)."""
-    from hookagent.cli.app import _console, exit_code
+    from hookagent.cli.app import EXIT_INTERRUPTED, _console, exit_code, kept_line
 
     opened = existing(store_url)
     since: list[int] = []
@@ -146,7 +144,11 @@ def resume_run(key: str, store_url: str | None, *, json_output: bool, force: boo
         since.extend((point.steps, point.decisions) if point is not None else (0, 0))
         return await _outcome(store, await agent.resume(run.id, force=force))
 
-    outcome = in_store(opened, go)
+    try:
+        outcome = in_store(opened, go)
+    except KeyboardInterrupt:  # stopped at its next safe point, kept as it was
+        typer.echo(kept_line(key, store_url), err=True)
+        return EXIT_INTERRUPTED
     console = _console()
     if not json_output:
         _print_resumed(console, outcome, steps_from=since[0], decisions_from=since[1])
