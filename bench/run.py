@@ -7,6 +7,9 @@
 1. Per-step overhead at 10, 100 and 1,000 steps (one echo-tool call per step, then an
    answer): the bare loop, hookagent with its defaults, and with a no-op hook at each of
    before_inference, after_inference, before_tool and after_tool (sync, then async).
+   1b. The same run with the echo tool a plain `def` `@tool`, on a worker thread (the
+   default) and on the loop (`blocking=False`), vs a bare loop calling it through
+   `asyncio.to_thread`; the thread hop's cost per call.
 2. Hook dispatch: 10 no-op hooks at one point through the engine vs a plain loop.
 3. Concurrency: 200 runs of 10 steps with a model that sleeps 5 ms per call, vs 50 ms.
 4. Memory: bytes retained per step by a finished 1,000-step run vs the bare loop's messages.
@@ -49,6 +52,7 @@ from harness import (
 from memory import bench_memory
 from openai_path import bench_openai_path
 from per_step import bench_per_step
+from sync_tools import bench_sync_tools
 from workload import (
     PROMPT,
     InstantModel,
@@ -83,6 +87,7 @@ def profile(tool_steps: int = 1000, runs: int = 5, top: int = 25) -> None:
 async def bench_all(quick: bool) -> None:
     verdicts: list[Verdict] = []
     verdicts += await bench_per_step(repeats=5 if quick else 31)
+    verdicts += await bench_sync_tools(repeats=5 if quick else 21)
     verdicts += await bench_dispatch(repeats=3 if quick else 21)
     verdicts += await bench_concurrency(repeats=3 if quick else 15)
     verdicts += await bench_memory()

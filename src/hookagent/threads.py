@@ -88,22 +88,26 @@ class _Pool:
                 if idle.acquire(blocking=False):
                     return  # idle long enough, and no call counts on this thread
                 continue  # a call claimed the idle count: its job is queued already
-            _run(*job)
+            _run(*job, idle)
             del job  # let the result go before waiting again
-            idle.release()
 
 
 def _run(
-    call: Callable[[], Any], loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]
+    call: Callable[[], Any],
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[Any],
+    idle: threading.Semaphore,
 ) -> None:
+    settle: Callable[[Any], None]
     try:
-        result = call()
+        value = call()
+        settle = future.set_result
     except BaseException as exc:  # the awaiter decides what a failure means
         if isinstance(exc, StopIteration):  # cannot travel through a future
             exc = RuntimeError(f"StopIteration raised in a worker thread: {exc}")
-        _deliver(loop, future.set_exception, future, exc)
-    else:
-        _deliver(loop, future.set_result, future, result)
+        value, settle = exc, future.set_exception
+    idle.release()  # idle before the result is handed back, which may bring the next call
+    _deliver(loop, settle, future, value)
 
 
 def _deliver(
