@@ -114,7 +114,7 @@ class FakeAnthropic(FakeServer):
 
     def reply(
         self,
-        body: dict[str, Any] | SSE,
+        body: dict[str, Any] | SSE | bytes,
         *,
         status: int = 200,
         headers: Mapping[str, str] | None = None,

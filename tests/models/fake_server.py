@@ -37,7 +37,8 @@ UNSCRIPTED = "fake server: no scripted reply left for this request"
 
 @dataclass
 class Reply:
-    """One scripted reply; a `body` that is an `SSE` is streamed, any other is sent as JSON."""
+    """One scripted reply; a `body` that is an `SSE` is streamed, `bytes` are sent as they
+    are, any other body is sent as JSON."""
 
     status: int
     body: Any
@@ -118,8 +119,9 @@ def _handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 extra = {"Connection": "close", **reply.body.headers, **reply.headers}
                 self._send(reply.status, "text/event-stream", data, extra)
-            else:
-                data = json.dumps(reply.body).encode()
+            else:  # bytes are sent as they are: a body json.dumps could not write
+                data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body)
+                data = data if isinstance(data, bytes) else data.encode()
                 self._send(reply.status, "application/json", data, reply.headers)
 
         def _send(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -302,3 +303,21 @@ async def test_a_tool_input_object_with_a_lone_surrogate_is_a_parse_error(
     response = await model.request(ModelRequest(messages=[UserMessage(content="go")]))
     [call] = response.message.tool_calls
     assert call.parse_error and "the string at $.city" in call.parse_error and not call.args
+
+
+async def test_a_reply_too_deep_for_the_sdk_to_read_is_a_transient_model_error(
+    server: FakeAnthropic, model: AnthropicMessagesModel
+) -> None:
+    reply = json.dumps(message(tool_use("tu", "weather", city="PLACE"), stop_reason="tool_use"))
+    deep = reply.replace('"PLACE"', "[" * 100_000 + "]" * 100_000).encode()
+    server.reply(deep)
+    with pytest.raises(h.ModelError, match="nests too deep to read") as caught:
+        await model.request(ModelRequest(messages=[UserMessage(content="go")]))
+    assert caught.value.transient
+    server.requests.clear()
+    server.reply(deep)
+    server.reply(message(text("Sunny.")))
+    policy = {"decisions": {"model": "retry"}, "max_retries": 1, "backoff": 0}
+    result = await agent(model, **policy).run("Weather?")
+    assert result.status == "completed", result.error
+    assert result.output == "Sunny." and len(server.requests) == 2

@@ -75,6 +75,14 @@ class AnthropicMessagesModel:
             reply = await self._post(request, stream=False)
         except anthropic.AnthropicError as exc:
             raise self._error(exc) from exc
+        except RecursionError as exc:  # the SDK reads the whole body before the driver can
+            raise ModelError(
+                "the reply nests too deep to read (a tool input, most likely); a streamed "
+                "reply would have refused only that call",
+                provider=PROVIDER,
+                model=self.model,
+                transient=True,
+            ) from exc
         return self._response(reply)
 
     async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
