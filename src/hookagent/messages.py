@@ -30,7 +30,8 @@ class ToolCall:
     name: str
     args: Mapping[str, Any] = field(default_factory=dict[str, Any])
     parse_error: str | None = None
-    """Set when the model sent arguments that were not a JSON object; `args` is then empty."""
+    """Why the arguments the model sent cannot go to a tool (not a JSON object, nested too
+    deep, a lone surrogate...: see `hookagent.models.tool_args`); `args` is then empty."""
 
 
 @final
