@@ -246,7 +246,8 @@ class Agent:
         )
 
     def run_sync(self, prompt: str, **options: Any) -> RunResult[Any]:
-        """`run` for code without an event loop."""
+        """`run` for code without an event loop. Ctrl-C stops the run as cancelling `run`
+        does, then raises `KeyboardInterrupt`."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
