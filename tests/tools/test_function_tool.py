@@ -90,3 +90,40 @@ async def test_the_loop_runs_on_while_a_sync_tool_waits() -> None:
     result = await agent.run("go")
     assert result.status == "completed"
     assert [c.result.content for c in result.tool_calls] == ["released"]
+
+
+async def test_another_runs_hook_times_out_on_time_while_a_sync_tool_waits() -> None:
+    """Two runs on one loop: the first one's tool waits until the second run has ended, and
+    the second run's hung async hook must time out meanwhile."""
+    second_done = threading.Event()
+
+    @h.tool
+    def wait_for_the_other() -> str:
+        return "the other run ended first" if second_done.wait(5) else "waited in vain"
+
+    async def hang(_event: h.ToolCallEvent) -> None:
+        await asyncio.Event().wait()
+
+    waiting = (
+        h.AgentBuilder()
+        .model(ScriptedModel([tool_call("wait_for_the_other"), reply("done")]))
+        .tools(wait_for_the_other)
+        .build()
+    )
+    guarded = (
+        h.AgentBuilder()
+        .model(ScriptedModel([tool_call("echo", text="hi"), reply("done")]))
+        .tools(h.tool(name="echo")(lambda text: text))
+        .on(h.BEFORE_TOOL, hang, name="hung", timeout=0.2)
+        .build()
+    )
+
+    async def second() -> h.RunResult:
+        try:
+            return await guarded.run("go")
+        finally:
+            second_done.set()
+
+    first, other = await asyncio.gather(waiting.run("go"), second())
+    assert [c.result.content for c in first.tool_calls] == ["the other run ended first"]
+    assert other.tool_calls[0].blocked  # the hung guard timed out and failed closed
