@@ -95,7 +95,7 @@ from hookagent.models.base import (
 )
 from hookagent.policies.error_policy import ErrorPolicy
 from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
-from hookagent.tools.base import Tool, ToolContext, ToolResult
+from hookagent.tools.base import Reconciled, Reconciles, Tool, ToolContext, ToolResult
 from hookagent.tools.function import FunctionTool, tool
 from hookagent.usage import Usage
 
@@ -153,6 +153,8 @@ __all__ = [
     "PromptEvent",
     "Question",
     "ReasoningDelta",
+    "Reconciled",
+    "Reconciles",
     "RunError",
     "RunEvent",
     "RunFinished",

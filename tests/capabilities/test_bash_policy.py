@@ -55,6 +55,7 @@ def test_zero_negative_or_non_numeric_limits_are_config_errors(field: str, value
         ({"deny": ["("]}, "DenyRule"),
         ({"extra_env": {"A": 1}}, "extra_env"),
         ({"extra_env": {"A=B": "x"}}, "extra_env"),
+        ({"extra_env": {"HOOKAGENT_IDEMPOTENCY_KEY": "x"}}, "idempotency key"),
     ],
 )
 def test_inconsistent_settings_are_config_errors(kwargs: dict[str, Any], key: str) -> None:

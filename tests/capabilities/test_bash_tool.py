@@ -10,11 +10,15 @@ from typing import Any
 
 import pytest
 
+import hookagent as h
 from hookagent.capabilities.bash import Bash, BashPolicy
 from hookagent.capabilities.bash.tool import ENV_FILE_KEY
+from hookagent.durable import codec
+from hookagent.durable.journal import call_key
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
 from hookagent.messages import ToolCall
+from hookagent.testing import ScriptedModel, reply, tool_call
 from hookagent.tools.base import Tool, ToolContext, ToolResult
 
 FAST = BashPolicy(kill_grace_s=0.2)
@@ -238,6 +242,18 @@ async def test_the_policy_keeps_and_adds_variables(
     assert "AWS_REGION=eu-west-1" in result.content
     assert "GREETING=hi there" in result.content
     assert "aws-secret-value" not in result.content
+
+
+async def test_each_command_gets_its_calls_idempotency_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOOKAGENT_IDEMPOTENCY_KEY", "a stale key from the host")
+    command = 'printf %s "$HOOKAGENT_IDEMPOTENCY_KEY"'
+    model = ScriptedModel([tool_call("Bash", "c1", command=command), reply("ok")])
+    agent = h.AgentBuilder().model(model).with_(Bash(tmp_path, FAST)).build()
+    result = await agent.run("go")
+    expected = call_key(result.run_id, "c1", codec.canonical({"command": command}))
+    assert result.tool_calls[0].result.content == expected
 
 
 async def test_the_claude_env_file_is_sourced_first(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ from hookagent.store.records import (
     RunStatus,
 )
 
-__all__ = ["Durable", "Suspended", "scalars_of"]
+__all__ = ["Durable", "Suspended", "call_key", "scalars_of"]
 
 
 class Suspended(BaseException):
@@ -123,7 +123,7 @@ class Durable:
         ):
             return record  # a resumed segment passing the call again: its state stands
         if record is None or record.args != canonical:
-            key = codec.digest(self.run_id, call_id, canonical)
+            key = call_key(self.run_id, call_id, canonical)
             record = CallRecord(
                 call_id=call_id,
                 step=step,
@@ -220,6 +220,11 @@ class Durable:
         self._rows = (len(state.messages), len(state.steps), len(state.decisions))
         self._buffer, self._dirty, self._questions = [], {}, []
         return flush
+
+
+def call_key(run_id: str, call_id: str, canonical_args: str) -> str:
+    """A tool call's idempotency key: what the journal records and the tool is given."""
+    return codec.digest(run_id, call_id, canonical_args)
 
 
 def scalars_of(state: RunState, segment: int) -> str:

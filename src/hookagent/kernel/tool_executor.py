@@ -17,12 +17,13 @@ from types import MappingProxyType
 from typing import Any, final
 
 from hookagent.durable import codec
-from hookagent.durable.journal import Durable
+from hookagent.durable.journal import Durable, call_key
 from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
 from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
 from hookagent.kernel.cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
+from hookagent.kernel.reconcile import RECONCILE, note, settle
 from hookagent.kernel.records import ToolExecution
 from hookagent.kernel.stream import ToolFinished, ToolStarted
 from hookagent.messages import ToolCall, ToolResultMessage
@@ -213,13 +214,16 @@ class ToolExecutor:
         otherwise `started` is made durable before the tool runs, and its result after."""
         state = ctx.state
         key = durable.key("tool", state.position.step, call.id)
+        settled = durable.key(RECONCILE, state.position.step, call.id)
         entry = durable.find(key)
         if entry is not None:
+            if (reconciled := durable.find(settled)) is not None:  # as the first pass had it
+                note(ctx, codec.load("decision", reconciled.data))
             recorded: ToolResult = codec.load("result", entry.data)
             return recorded
         if call.id in durable.doubtful:
             durable.doubtful.discard(call.id)
-            doubt = await self._in_doubt(ctx, call, args, durable)
+            doubt = await self._in_doubt(ctx, call, args, durable, settled)
             if doubt is not None:
                 durable.record(key, "tool", codec.dump("result", doubt))
                 return doubt
@@ -233,11 +237,22 @@ class ToolExecutor:
         return result
 
     async def _in_doubt(
-        self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], durable: Durable
+        self,
+        ctx: RunContext,
+        call: ToolCall,
+        args: Mapping[str, Any],
+        durable: Durable,
+        settled: str,
     ) -> ToolResult | None:
-        """The result to give for an in-doubt call, or None to run it again: when its tool
-        is idempotent, or a before_tool fold told about the doubt ends in an approved ask."""
-        durable.call(call.id, ctx.state.position.step, call.name, args, "in_doubt")
+        """The result to give for an in-doubt call, or None to run it again. The tool's
+        `reconcile`, if it has one, is asked first: done gives its result, not done runs
+        the call. Otherwise the call runs again when its tool is idempotent, or a
+        before_tool fold told about the doubt ends in an approved ask."""
+        answer = await settle(ctx, call, args, durable, settled)
+        if answer is not None and answer.outcome == "not_done":
+            return None
+        if answer is not None and answer.result is not None:
+            return answer.result
         if getattr(ctx.tools[call.name], "idempotent", False):
             return None
         if ctx.hooks.wants(BEFORE_TOOL):
@@ -280,9 +295,10 @@ class ToolExecutor:
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
     ) -> ToolResult:
         tool = ctx.tools[call.name]
+        key = call_key(ctx.view.run_id, call.id, codec.canonical(dict(args)))
         while True:
             try:
-                return await tool(args, ToolContext(run=ctx.view, call=call))
+                return await tool(args, ToolContext(run=ctx.view, call=call, idempotency_key=key))
             except Exception as exc:
                 action = await self._errors.handle(
                     ctx, exc, where=f"tool:{call.name}", attempt=attempt, error_class="tool"

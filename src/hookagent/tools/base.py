@@ -2,21 +2,30 @@
 
 A tool never decides the fate of a run: whatever happens inside it (bad arguments, an
 exception, a block by a hook) becomes a `ToolResult` the model reads, unless an error policy
-says otherwise.
+says otherwise. Optional traits (`PreparesArgs`, `Reconciles`) are protocols a tool meets by
+having the method.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, final, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, final, runtime_checkable
 
 if TYPE_CHECKING:
     from hookagent.kernel.view import RunView
     from hookagent.messages import ToolCall
 
-__all__ = ["PreparesArgs", "Tool", "ToolContext", "ToolResult"]
+__all__ = [
+    "RECONCILE_TIMEOUT",
+    "PreparesArgs",
+    "Reconciled",
+    "Reconciles",
+    "Tool",
+    "ToolContext",
+    "ToolResult",
+]
 
 
 @final
@@ -58,6 +67,11 @@ class ToolContext:
 
     run: RunView
     call: ToolCall
+    idempotency_key: str = ""
+    """A digest of the run id, the call id and the call's canonical arguments (after hooks
+    rewrote them): the key the journal records for the call, the same before and after a
+    crash and resume. Pass it to services that deduplicate requests. Empty only in a context
+    built by hand, outside a run."""
 
 
 @runtime_checkable
@@ -86,3 +100,54 @@ class PreparesArgs(Protocol):
     made absolute, as Claude Code sends them). Not a decision: nothing is recorded."""
 
     def prepare(self, args: Mapping[str, Any], /) -> Mapping[str, Any]: ...
+
+
+RECONCILE_TIMEOUT: Final = 30.0
+"""Seconds a `reconcile` may take unless its tool sets `reconcile_timeout`."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reconciled:
+    """How a tool settled a call left in doubt (started, its end never recorded).
+
+    Built with `done(result)`, `not_done(reason)` or `unknown(reason)`.
+    """
+
+    outcome: Literal["done", "not_done", "unknown"]
+    result: ToolResult | None = None
+    """For `done`: the call's result, recorded as if the call had just returned it."""
+    reason: str = ""
+    """What the tool found (shown in the decision record)."""
+
+    @classmethod
+    def done(cls, result: ToolResult, reason: str = "") -> Reconciled:
+        """The effect happened: `result` is the call's result and the call is not run."""
+        return cls(outcome="done", result=result, reason=reason)
+
+    @classmethod
+    def not_done(cls, reason: str = "") -> Reconciled:
+        """The effect did not happen, so running the call now cannot repeat it."""
+        return cls(outcome="not_done", reason=reason)
+
+    @classmethod
+    def unknown(cls, reason: str) -> Reconciled:
+        """Cannot tell: the call stays in doubt (idempotent tools, hooks, or a report)."""
+        return cls(outcome="unknown", reason=reason)
+
+
+@runtime_checkable
+class Reconciles(Protocol):
+    """A tool that can tell, after a crash, whether a call in doubt took effect.
+
+    Consulted when a resumed run meets a call that was started and never recorded as ended,
+    before anything else decides about it. `key` is the call's idempotency key. It may be
+    sync (then it runs on a worker thread) or async; it has `reconcile_timeout` seconds if
+    the tool sets that attribute, else `RECONCILE_TIMEOUT`. Raising or running out of time
+    counts as `unknown`, with the error recorded. Never answer `done` unless the effect is
+    certainly there: `done` means the call is not run again.
+    """
+
+    def reconcile(
+        self, args: Mapping[str, Any], key: str, /
+    ) -> Reconciled | Awaitable[Reconciled]: ...

@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any, cast, get_type_hints, overload
 from hookagent.errors import ConfigError
 from hookagent.spill.results import INHERIT
 from hookagent.threads import in_thread
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.tools.base import RECONCILE_TIMEOUT, Reconciled, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-__all__ = ["FunctionTool", "tool"]
+__all__ = ["FunctionTool", "ReconcilingTool", "tool"]
 
 ToolFn = Callable[..., Any]
+ReconcileFn = Callable[[Mapping[str, Any], str], "Reconciled | Awaitable[Reconciled]"]
 
 
 class FunctionTool:
@@ -138,6 +139,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     blocking: bool = True,
+    reconcile: ReconcileFn | None = None,
     max_result_chars: int | None = INHERIT,
 ) -> Callable[[ToolFn], FunctionTool]: ...
 def tool(
@@ -147,10 +149,12 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     blocking: bool = True,
+    reconcile: ReconcileFn | None = None,
     max_result_chars: int | None = INHERIT,
 ) -> FunctionTool | Callable[[ToolFn], FunctionTool]:
     """Make a tool from a typed function; a `ToolContext` parameter receives the call context.
     A sync function runs on a worker thread unless `blocking=False` (see the module).
+    `reconcile(args, key)` settles a call left in doubt by a crash (see `Reconciles`).
     `max_result_chars` bounds what the model reads of a result (None: no bound); by default
     the agent's `max_result_chars` applies."""
     options: dict[str, Any] = {
@@ -159,6 +163,27 @@ def tool(
         "blocking": blocking,
         "max_result_chars": max_result_chars,
     }
-    if fn is not None:
-        return FunctionTool(fn, **options)
-    return lambda f: FunctionTool(f, **options)
+
+    def make(f: ToolFn) -> FunctionTool:
+        if reconcile is None:
+            return FunctionTool(f, **options)
+        return ReconcilingTool(f, reconcile, **options)
+
+    return make(fn) if fn is not None else make
+
+
+class ReconcilingTool(FunctionTool):
+    """A function tool with a `reconcile` (a `Reconciles` tool); `reconcile_timeout` may be
+    set on it (seconds, default `RECONCILE_TIMEOUT`)."""
+
+    __slots__ = ("reconcile", "reconcile_timeout")
+
+    def __init__(self, fn: ToolFn, reconcile: ReconcileFn, **options: Any) -> None:
+        super().__init__(fn, **options)
+        if not callable(reconcile):
+            raise ConfigError(
+                f"reconcile must be a function (args, key), not {reconcile!r}",
+                key=f"tool {self.name}",
+            )
+        self.reconcile = reconcile
+        self.reconcile_timeout = RECONCILE_TIMEOUT

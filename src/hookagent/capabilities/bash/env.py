@@ -7,7 +7,7 @@ Following REFERENCE §9.1, dropped are loader and interpreter hooks (`LD_*`, `DY
 `*_API_KEY`, `*_PASSWORD`, ... so `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GITHUB_TOKEN` stay
 behind) and bash's own start-up hooks (`BASH_ENV`, `ENV`, exported functions `BASH_FUNC_*`),
 which `bash -c` would otherwise obey. `BashPolicy.env_allow` keeps names back from the scrub;
-`BashPolicy.extra_env` adds variables last.
+`BashPolicy.extra_env` adds variables; last, `HOOKAGENT_IDEMPOTENCY_KEY` is the call's key.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase, translate
 from typing import Final
 
-__all__ = ["SCRUBBED", "command_env"]
+__all__ = ["IDEMPOTENCY_KEY_VAR", "SCRUBBED", "command_env"]
+
+IDEMPOTENCY_KEY_VAR: Final = "HOOKAGENT_IDEMPOTENCY_KEY"
+"""Set in each command's environment to the call's idempotency key (`ToolContext`), the same
+after a crash and resume, for commands that pass it to services that deduplicate."""
 
 SCRUBBED: Final[tuple[str, ...]] = (
     # loaders and interpreters (REFERENCE §9.1)

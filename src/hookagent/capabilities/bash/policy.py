@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, final
 
+from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR
 from hookagent.capabilities.bash.rules import DEFAULT_DENY, DenyRule
 from hookagent.errors import ConfigError
 
@@ -61,6 +62,8 @@ class BashPolicy:
         for key, value in self.extra_env.items():
             if not isinstance(key, str) or not key or "=" in key or not isinstance(value, str):
                 raise _error("extra_env", f"{key!r}: names and values must be str", value)
+            if key == IDEMPOTENCY_KEY_VAR:
+                raise _error("extra_env", f"{key} is set to each call's idempotency key", value)
         object.__setattr__(self, "extra_env", MappingProxyType(dict(self.extra_env)))
         object.__setattr__(self, "rules", tuple(DenyRule.of(rule) for rule in self.deny))
         object.__setattr__(self, "allow_patterns", tuple(_compile(p) for p in self.allow))

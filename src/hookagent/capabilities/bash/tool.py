@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Final, final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hookagent.capabilities.bash.env import command_env
+from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
 from hookagent.tools.base import ToolContext, ToolResult
@@ -72,6 +72,7 @@ class BashTool(ModelTool[BashArgs]):
         if not self.root.is_dir():
             return ToolResult.error(f"Working directory {self.root} does not exist")
         env = command_env(os.environ, allow=self.policy.env_allow, extra=self.policy.extra_env)
+        env[IDEMPOTENCY_KEY_VAR] = ctx.idempotency_key
         argv = [_shell(env), "-c", _with_env_file(args.command, ctx)]
         try:
             done = await run_command(
