@@ -4,6 +4,9 @@ Both replace the file atomically: the new text goes to a temporary file in the s
 directory (opened relative to the directory's fd, `O_EXCL | O_NOFOLLOW`), is fsynced and
 renamed over the target with `os.replace`, so a reader sees the old file or the new one and a
 failure part way leaves the old file as it was. An existing file keeps its mode.
+
+Because of that, a call a crash left in doubt can be settled by looking at the file: both
+tools `reconcile` (see `reconcile.py`).
 """
 
 from __future__ import annotations
@@ -11,40 +14,26 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Mapping
 from contextlib import suppress
-from typing import Any, ClassVar, Final, final
+from typing import Any, ClassVar, Final, TypeVar, final
 
-from pydantic import Field
-
-from hookagent.capabilities.files.paths import (
-    PathError,
-    Resolved,
-    describe,
-    open_regular,
-    os_errors,
+from hookagent.capabilities.files.edits import (
+    MAX_EDIT_BYTES,
+    EditArgs,
+    WriteArgs,
+    apply_edit,
+    read_text,
 )
-from hookagent.capabilities.files.tool import Args, FileTool
-from hookagent.tools.base import ToolResult
+from hookagent.capabilities.files.paths import PathError, Resolved, describe, os_errors
+from hookagent.capabilities.files.reconcile import reconcile_edit, reconcile_write
+from hookagent.capabilities.files.tool import FileTool
+from hookagent.tools.base import Reconciled, ToolResult
 
 __all__ = ["MAX_EDIT_BYTES", "EditArgs", "EditTool", "WriteArgs", "WriteTool", "atomic_write"]
 
-MAX_EDIT_BYTES: Final = 16 << 20
-"""Edit reads the whole file; larger files are refused."""
+A = TypeVar("A", WriteArgs, EditArgs)
 _TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-class WriteArgs(Args):
-    file_path: str = Field(description="The file to write (absolute, or relative to the root).")
-    content: str = Field(description="The whole new content of the file.")
-
-
-class EditArgs(Args):
-    file_path: str = Field(description="The file to edit (absolute, or relative to the root).")
-    old_string: str = Field(description="The exact text to replace.")
-    new_string: str = Field(description="The text to put in its place.")
-    replace_all: bool = Field(
-        default=False, description="Replace every occurrence, not just a unique one."
-    )
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -92,6 +81,11 @@ class WriteTool(FileTool[WriteArgs]):
     )
     args_model: ClassVar[type[Any]] = WriteArgs
 
+    def reconcile(self, args: Mapping[str, Any], key: str, /) -> Reconciled:
+        """Done if the file holds the content (sha256), else not done (see `reconcile.py`)."""
+        parsed = _parsed(WriteArgs, args)
+        return reconcile_write(self.root, parsed) if parsed else _INVALID
+
     def execute(self, args: WriteArgs) -> ToolResult:
         where = self.root.locate(args.file_path)
         found = self.root.resolve(where, create_dirs=True)
@@ -124,6 +118,11 @@ class EditTool(FileTool[EditArgs]):
     )
     args_model: ClassVar[type[Any]] = EditArgs
 
+    def reconcile(self, args: Mapping[str, Any], key: str, /) -> Reconciled:
+        """By whether the file holds old_string or new_string (see `reconcile.py`)."""
+        parsed = _parsed(EditArgs, args)
+        return reconcile_edit(self.root, parsed) if parsed else _INVALID
+
     def execute(self, args: EditArgs) -> ToolResult:
         where = self.root.locate(args.file_path)
         if args.old_string == args.new_string:
@@ -137,8 +136,8 @@ class EditTool(FileTool[EditArgs]):
         found = self.root.resolve(where)
         try:
             mode = _existing_mode(found)
-            text = _read_text(found)
-            new_text, count = _replace(text, args, where.display)
+            text = read_text(found)
+            new_text, count = apply_edit(text, args, where.display)
             with os_errors(where.display):
                 atomic_write(found.parent_fd, found.name, new_text.encode("utf-8"), mode)
         finally:
@@ -154,35 +153,13 @@ class EditTool(FileTool[EditArgs]):
         )
 
 
-def _read_text(found: Resolved) -> str:
-    fd, st = open_regular(found)
-    with os.fdopen(fd, "rb") as f, os_errors(found.display):
-        if st.st_size > MAX_EDIT_BYTES:
-            raise PathError(
-                f"{found.display}: {st.st_size} bytes is too large to edit "
-                f"(limit {MAX_EDIT_BYTES}); use Write"
-            )
-        raw = f.read(MAX_EDIT_BYTES + 1)
+_INVALID: Final = Reconciled.not_done("the arguments are invalid: the call could not run")
+
+
+def _parsed(model: type[A], args: Mapping[str, Any]) -> A | None:
+    from pydantic import ValidationError
+
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise PathError(f"{found.display}: is not a UTF-8 text file; cannot edit it") from None
-
-
-def _replace(text: str, args: EditArgs, display: str) -> tuple[str, int]:
-    old, new = args.old_string, args.new_string
-    count = text.count(old)
-    if count == 0 and "\r\n" in text and "\n" in old:  # Read shows CRLF lines without `\r`
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        count = text.count(old)
-    if count == 0:
-        raise PathError(
-            f"{display}: old_string was not found. Read the file and copy the text exactly, "
-            "including whitespace and indentation."
-        )
-    if count > 1 and not args.replace_all:
-        raise PathError(
-            f"{display}: old_string was found {count} times. Add surrounding context to make "
-            "it unique, or set replace_all to replace every occurrence."
-        )
-    return text.replace(old, new), count
+        return model.model_validate(dict(args))
+    except ValidationError:
+        return None
