@@ -44,7 +44,8 @@ class Decision:
     step: int
     call_id: str | None
     outcome: str
-    """proceed | modify | context | retry | continue | ask | block | stop."""
+    """proceed | modify | context | retry | continue | ask | block | stop; at the
+    `reconcile` point (a tool settling a call in doubt): done | not_done | unknown."""
     reason: str | None = None
     hook: str | None = None
     """The hook whose vote decided the outcome (or the last one to modify)."""

@@ -115,8 +115,8 @@ class ToolCallEvent:
     attempt: int = 1
     in_doubt: bool = False
     """The call was started before its process stopped and its end was never recorded: it
-    may or may not have had its effect. It runs again only if its tool is idempotent or
-    this fold ends in an approved `ask`."""
+    may or may not have had its effect, and its tool's `reconcile` (if any) could not tell.
+    It runs again only if its tool is idempotent or this fold ends in an approved `ask`."""
 
 
 @final

@@ -295,7 +295,7 @@ class ToolExecutor:
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
     ) -> ToolResult:
         tool = ctx.tools[call.name]
-        key = call_key(ctx.view.run_id, call.id, codec.canonical(dict(args)))
+        key = _idempotency_key(ctx, call, args)
         while True:
             try:
                 return await tool(args, ToolContext(run=ctx.view, call=call, idempotency_key=key))
@@ -387,6 +387,18 @@ def _invalid(ctx: RunContext, call: ToolCall) -> ToolResult | None:
     if call.parse_error is not None:
         return ToolResult.error(f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
     return None
+
+
+def _idempotency_key(
+    ctx: RunContext, call: ToolCall, args: Mapping[str, Any]
+) -> str | Callable[[], str]:
+    """The call's key as the journal has it, or (a run without a store) a function that
+    computes it the same way when the tool first asks."""
+    record = ctx.durable.calls.get(call.id) if ctx.durable is not None else None
+    if record is not None:
+        return record.idempotency_key
+    run_id = ctx.view.run_id
+    return lambda: call_key(run_id, call.id, codec.canonical(dict(args)))
 
 
 def _with_context(result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:

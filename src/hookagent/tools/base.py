@@ -9,7 +9,7 @@ having the method.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, final, runtime_checkable
 
@@ -61,17 +61,43 @@ class ToolResult:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
-    """What a running tool may know about its run."""
+    """What a running tool may know about its run: `run` (a read-only view), `call`, and
+    `idempotency_key`.
 
+    The key is given as a str or as a function computing it, called the first time a tool
+    reads it: most tools never do, and a tool call on the hot path should not pay for it.
+    """
+
+    __slots__ = ("_key", "call", "run")
     run: RunView
     call: ToolCall
-    idempotency_key: str = ""
-    """A digest of the run id, the call id and the call's canonical arguments (after hooks
-    rewrote them): the key the journal records for the call, the same before and after a
-    crash and resume. Pass it to services that deduplicate requests. Empty only in a context
-    built by hand, outside a run."""
+    _key: str | Callable[[], str]
+
+    def __init__(
+        self, *, run: RunView, call: ToolCall, idempotency_key: str | Callable[[], str] = ""
+    ) -> None:
+        object.__setattr__(self, "run", run)
+        object.__setattr__(self, "call", call)
+        object.__setattr__(self, "_key", idempotency_key)
+
+    @property
+    def idempotency_key(self) -> str:
+        """A digest of the run id, the call id and the call's canonical arguments (after
+        hooks rewrote them): the key the journal records for the call, the same before and
+        after a crash and resume. Pass it to services that deduplicate requests. Empty only
+        in a context built by hand, outside a run."""
+        key = self._key
+        if not isinstance(key, str):
+            key = key()
+            object.__setattr__(self, "_key", key)
+        return key
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ToolContext is read-only (setting {name!r})")
+
+    def __repr__(self) -> str:
+        return f"ToolContext(run={self.run!r}, call={self.call!r})"
 
 
 @runtime_checkable
