@@ -12,6 +12,8 @@ import pytest
 import hookagent as h
 from hookagent.durable import codec
 from hookagent.durable.journal import call_key
+from hookagent.kernel.state import RunState
+from hookagent.kernel.view import RunView
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 from hookagent.tools.base import Reconciled, Reconciles
@@ -120,3 +122,20 @@ def test_reconciled_constructors() -> None:
     assert Reconciled.done(result) == Reconciled(outcome="done", result=result)
     assert Reconciled.not_done("absent").reason == "absent"
     assert Reconciled.unknown("down") == Reconciled(outcome="unknown", reason="down")
+
+
+def test_the_key_is_computed_once_when_first_read_and_the_context_is_read_only() -> None:
+    computed: list[int] = []
+
+    def compute() -> str:
+        computed.append(1)
+        return "k-1"
+
+    ctx = h.ToolContext(
+        run=RunView(RunState()), call=h.ToolCall(id="c1", name="t"), idempotency_key=compute
+    )
+    assert computed == []
+    assert (ctx.idempotency_key, ctx.idempotency_key, computed) == ("k-1", "k-1", [1])
+    assert h.ToolContext(run=ctx.run, call=ctx.call).idempotency_key == ""
+    with pytest.raises(AttributeError, match="read-only"):
+        ctx.call = h.ToolCall(id="c2", name="t")  # type: ignore[misc]
