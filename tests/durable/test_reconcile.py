@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import hookagent as h
+from hookagent.durable.replay import load_recording, replay
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 from hookagent.tools.base import Reconciled
@@ -291,3 +292,12 @@ async def test_a_tool_without_reconcile_is_not_asked() -> None:
     result = await build(store, Plain()).resume(run.id)
     assert result.decisions.at("reconcile") == []
     assert "In doubt" in result.steps[0].executions[0].result.content
+
+
+async def test_a_replay_of_a_settled_run_reports_no_change() -> None:
+    """Settling is not a hook's decision, and a replay crashes nowhere: nothing to compare."""
+    store, tool = MemoryStore(), Ledger(found)
+    run_id = await crashed(store, tool)
+    await build(store, tool).resume(run_id)
+    report = await replay(await load_recording(store, run_id), build(MemoryStore(), tool))
+    assert report.changes == [] and report.status_after == "completed"

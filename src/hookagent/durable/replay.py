@@ -19,6 +19,7 @@ from hookagent.agent import Agent
 from hookagent.durable import codec
 from hookagent.errors import StoreError
 from hookagent.hooks.decision import Decision
+from hookagent.kernel.reconcile import RECONCILE
 from hookagent.kernel.records import StepRecord
 from hookagent.messages import AssistantMessage, Message, UserMessage
 from hookagent.models.base import ModelResponse
@@ -136,10 +137,11 @@ async def replay(recording: Recording, agent: Agent) -> ReplayReport:
     )
     result = await twin.run(recording.prompt)
     after = list(result.decisions)
+    before = [d for d in recording.decisions if d.point != RECONCILE]  # no crash to settle
     return ReplayReport(
         run_id=recording.run_id,
-        changes=compare(recording.decisions, after),
-        decisions_before=len(recording.decisions),
+        changes=compare(before, after),
+        decisions_before=len(before),
         decisions_after=len(after),
         status_after=result.status,
     )
