@@ -29,6 +29,7 @@ LEASE = 1.0
 PLUGIN = textwrap.dedent(
     '''
     import os
+    import signal
     import time
     from pathlib import Path
 
@@ -37,6 +38,8 @@ PLUGIN = textwrap.dedent(
     def effect(name: str, arg: int) -> None:
         with LOG.open("a") as log:
             log.write(f"{name} {arg} {os.getpid()}\\n")
+        if os.environ.get("DIE_AFTER") == f"{name} {arg}":
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def quick(n: int) -> str:
         """A quick step."""
@@ -155,6 +158,42 @@ def test_a_run_frozen_past_its_lease_is_taken_over_and_its_effects_happen_once(
     assert err.split("error: run ")[1].startswith(detail["runs"][-1]["id"])
     results = {c["call_id"]: c["result"] for s in detail["steps"] for c in s["tool_calls"]}
     assert results["c2"].startswith("In doubt")  # the frozen build: not run again
+
+
+def test_a_worker_frozen_past_its_lease_stops_and_exits_non_zero(tmp_path: Path) -> None:
+    store = str(tmp_path / "sessions.db")
+    dead = start_run(tmp_path, store, DIE_AFTER="quick 1")  # quick(1) is left in doubt
+    dead.communicate(timeout=60)
+    assert dead.returncode == -signal.SIGKILL
+    time.sleep(LEASE * 1.5)
+    frozen = subprocess.Popen(
+        command("worker", "--once", "--store", store),
+        cwd=tmp_path,
+        env=environment(HOOKAGENT_WORKER="sleeper"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_build(tmp_path, frozen)
+        os.kill(frozen.pid, signal.SIGSTOP)
+        time.sleep(LEASE * 1.5)
+        taker = hookagent(tmp_path, "worker", "--once", "--store", store, HOOKAGENT_WORKER="taker")
+        assert taker.returncode == 0, taker.stdout + taker.stderr
+        os.kill(frozen.pid, signal.SIGCONT)
+        out, err = frozen.communicate(timeout=60)
+    finally:
+        if frozen.poll() is None:
+            os.kill(frozen.pid, signal.SIGCONT)
+            frozen.kill()
+            frozen.communicate()
+    assert frozen.returncode == 2, out + err
+    assert "sleeper no longer holds it, taker took the run over" in err, err
+    assert [(name, arg) for name, arg, _ in effects(tmp_path)] == [
+        ("quick", 1),
+        ("build", 0),
+        ("quick", 2),
+    ]
 
 
 def test_resume_force_takes_a_run_over_from_a_dead_process(tmp_path: Path) -> None:
