@@ -233,3 +233,14 @@ async def test_force_is_refused_when_the_holder_is_not_provably_gone(holder: str
     assert scenario.effects == []
     run = await store.run(run_id)
     assert run is not None and (run.lease_owner, run.lease_epoch) == (holder, 2)
+
+
+@pytest.mark.parametrize("text", ["soon", "0", "-1", "nan"])
+async def test_a_lease_that_is_not_a_positive_number_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setenv("HOOKAGENT_LEASE_SECONDS", text)
+    store = MemoryStore()
+    with pytest.raises(h.ConfigError, match="HOOKAGENT_LEASE_SECONDS: must be a positive"):
+        await Scenario(store).agent().run("go", session="s")
+    assert await store.sessions() == []  # refused before anything was written

@@ -24,7 +24,7 @@ from hookagent.store import (
     RunRecord,
     SessionRecord,
 )
-from hookagent.store.migrations.sqlite import LATEST
+from hookagent.store.migrations.sqlite import LATEST, MIGRATIONS
 from hookagent.store.open import open_store
 from hookagent.store.sqlite import _SQL, SQLiteStore
 
@@ -76,6 +76,31 @@ async def test_the_default_store_lives_under_dot_hookagent(tmp_path: Path) -> No
     finally:
         await store.close()
     assert (tmp_path / ".hookagent" / "sessions.db").is_file()
+
+
+async def test_a_store_of_the_first_schema_gains_lease_epochs_and_keeps_its_runs(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "sessions.db"
+    with sqlite3.connect(path) as conn:
+        for statement in MIGRATIONS[0]:
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_version VALUES (1, 0)")
+        conn.execute("INSERT INTO sessions (id, created_at, updated_at) VALUES ('s1', 1, 1)")
+        conn.execute(
+            "INSERT INTO runs (id, session_id, status, lease_owner, lease_until, created_at, "
+            "updated_at) VALUES ('r1', 's1', 'running', 'old-worker', 5, 2, 2)"
+        )
+    conn.close()
+    store = await opened(path)
+    try:
+        run = await store.run("r1")
+        assert run is not None
+        assert (run.lease_owner, run.lease_until, run.lease_epoch) == ("old-worker", 5.0, 0)
+        taken = await store.claim("w1", now=10.0, lease=30.0)
+        assert taken is not None and taken.lease_epoch == 1
+    finally:
+        await store.close()
 
 
 async def test_reopening_keeps_the_data_and_migrates_once(tmp_path: Path) -> None:

@@ -45,7 +45,9 @@ def lease_seconds() -> float:
         seconds = math.nan
     if not math.isfinite(seconds) or seconds <= 0:
         raise ConfigError(
-            "must be a positive number of seconds", key="HOOKAGENT_LEASE_SECONDS", value=text
+            f"must be a positive number of seconds, not {text!r}",
+            key="HOOKAGENT_LEASE_SECONDS",
+            value=text,
         )
     return seconds
 

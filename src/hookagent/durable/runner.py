@@ -53,6 +53,7 @@ class DurableRuns:
         """A new run in the session named `session_key` (created if it does not exist; a
         new session with a generated name if None), continuing its conversation. A `queued`
         run is only written down, for a worker to claim."""
+        lease = lease_seconds()
         await self._open()
         now = time.time()
         session = await self.store.session(session_key) if session_key else None
@@ -71,7 +72,6 @@ class DurableRuns:
             if head is not None:
                 state.messages.extend(_final_messages(head))
         state.session_id = session.id
-        lease = lease_seconds()
         await self.store.create_run(
             RunRecord(
                 id=state.run_id,

@@ -371,12 +371,9 @@ class PostgresStore:
         *,
         over_epoch: int | None = None,
     ) -> RunRecord | None:
-        if run_id is None:
-            row = await self._fetchrow("claim a run", SQL.CLAIM, worker, now, now + lease)
-        else:
-            row = await self._fetchrow(
-                "claim a run", SQL.CLAIM_ONE, worker, now, now + lease, run_id, over_epoch
-            )
+        named = () if run_id is None else (run_id, over_epoch)
+        sql = SQL.CLAIM if run_id is None else SQL.CLAIM_ONE
+        row = await self._fetchrow("claim a run", sql, worker, now, now + lease, *named)
         return None if row is None else run_record(row, self._url)
 
     async def renew(
