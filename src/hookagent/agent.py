@@ -264,9 +264,11 @@ class Agent:
         approver: Approver | None = None,
         metadata: Mapping[str, Any] | None = None,
         session: str | None = None,
+        deltas: bool = True,
     ) -> AsyncIterator[StreamEvent]:
         """Yield steps, model deltas, tool calls and decisions as they happen, then
-        `RunFinished`.
+        `RunFinished`. `deltas=False`: model calls are made whole, not streamed, so no
+        `TextDelta`, `ReasoningDelta` or `ToolCallDelta` comes.
 
         Cancelling the task that iterates stops the run (see `run`); the stream still yields
         what the run emits as it stops, and `RunFinished` with the stopped result, then
@@ -275,7 +277,13 @@ class Agent:
         setup = self._setup_for(output_type)
         queue: asyncio.Queue[Any] = asyncio.Queue()
         run = self._execute(
-            prompt, state, setup=setup, approver=approver, emit=queue.put_nowait, session=session
+            prompt,
+            state,
+            setup=setup,
+            approver=approver,
+            emit=queue.put_nowait,
+            session=session,
+            deltas=deltas,
         )
         task = asyncio.create_task(run)
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
@@ -344,6 +352,7 @@ class Agent:
         emit: Emit | None,
         session: str | None = None,
         durable: Durable | None = None,
+        deltas: bool = True,
     ) -> RunResult:
         resume = durable is not None
         if durable is None and self.store is not None:
@@ -366,6 +375,7 @@ class Agent:
             settings=self.settings,
             budgets=self.budgets,
             emit=emit,
+            deltas=deltas,
             durable=durable,
             outputs=setup.outputs,
             elapsed_before=state.elapsed,

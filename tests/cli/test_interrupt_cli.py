@@ -165,3 +165,17 @@ def test_ctrl_c_leaves_a_stored_run_to_resume_which_then_finishes_it(project: Pa
     assert "In doubt" in resumed.stdout and "← did b" in resumed.stdout
     assert "completed" in resumed.stdout
     assert [line.split()[0] for line in (project / "effects.txt").read_text().splitlines()] == ["b"]
+
+
+def test_ctrl_c_with_json_prints_the_stopped_result_and_how_to_resume(project: Path) -> None:
+    running = run(project, "--session", "s", "--json")
+    while not (project / "started-a").exists():
+        time.sleep(0.01)
+    running.proc.send_signal(signal.SIGINT)
+    code, out, err = running.finish()
+    assert code == 130, out + err
+    result = json.loads(out)
+    assert (result["status"], result["stop_reason"]) == ("stopped", "user_requested")
+    assert result["tool_calls"][0]["result"].startswith("Interrupted")
+    run_id = result["run_id"]
+    assert f"continue it with `hookagent resume {run_id}`" in err

@@ -86,3 +86,12 @@ async def test_a_plain_run_never_asks_the_model_to_stream() -> None:
     model = Both()
     assert (await h.AgentBuilder().model(model).build().run("go")).output == "whole"
     assert model.streamed == 0
+
+
+async def test_a_stream_without_deltas_makes_whole_model_calls() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("done"))
+    events = [event async for event in b.build().stream("go", deltas=False)]
+    assert not [e for e in events if isinstance(e, h.TextDelta | h.ToolCallDelta)]
+    assert [type(e).__name__ for e in events].count("ModelReplied") == 2
+    final = events[-1]
+    assert isinstance(final, h.RunFinished) and final.result.output == "done"

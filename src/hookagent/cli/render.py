@@ -81,13 +81,19 @@ async def stream_run(
     metadata: Mapping[str, Any] | None = None,
     session: str | None = None,
 ) -> RunResult:
-    """Run `agent` on `prompt`, showing each event (with a renderer); the result the stream
-    ended with. Cancelled (Ctrl-C), the run stops and shows how; then `Interrupted`."""
+    """Run `agent` on `prompt`, showing each event (with a renderer; without one, model calls
+    are not streamed); the result the stream ended with. Cancelled (Ctrl-C), the run stops
+    and shows how; then `Interrupted`."""
     result: RunResult | None = None
+    events = agent.stream(
+        prompt,
+        approver=approver,
+        metadata=metadata,
+        session=session,
+        deltas=renderer is not None,
+    )
     try:
-        async for event in agent.stream(
-            prompt, approver=approver, metadata=metadata, session=session
-        ):
+        async for event in events:
             if renderer is not None:
                 renderer.show(event)
             if isinstance(event, RunFinished):

@@ -56,6 +56,8 @@ class RunContext:
     settings: Mapping[str, Any]
     budgets: Budgets
     emit: Emit | None
+    deltas: bool = True
+    """Whether model calls stream their deltas to `emit` (False: made whole, as without it)."""
     durable: Durable | None = None
     """Set when the run is kept in a store (see `hookagent.durable`)."""
     outputs: ToolOutputs | None = None

@@ -128,7 +128,7 @@ class Inference:
 
 async def _ask(ctx: RunContext, request: ModelRequest) -> ModelResponse:
     """The model's reply, streamed when someone watches, made safe to keep (`received`)."""
-    if ctx.emit is not None and isinstance(ctx.model, StreamingModel):
+    if ctx.emit is not None and ctx.deltas and isinstance(ctx.model, StreamingModel):
         return received(await ctx.model.stream(request, safe_deltas(ctx.emit)))
     return received(await ctx.model.request(request))
 
