@@ -12,7 +12,7 @@ from typing import Any
 
 import hookagent as h
 from hookagent.durable import codec
-from hookagent.messages import AssistantMessage
+from hookagent.messages import AssistantMessage, ToolCall
 from hookagent.models.base import ModelRequest, ModelResponse
 from hookagent.store.sqlite import SQLiteStore
 from hookagent.testing import FunctionModel, ScriptedModel
@@ -160,3 +160,22 @@ async def test_a_prompt_with_a_lone_surrogate_is_kept_as_the_model_saw_it(tmp_pa
     assert any("look at b\ufffdd.txt" in text for text in await stored(db, result.run_id))
     queued = await agent.submit(f"later {BAD_NAME}")
     assert (await stored(db, queued))[0] == "later b\ufffdd.txt"
+
+
+async def test_a_run_without_a_store_sends_tool_output_the_provider_can_encode() -> None:
+    """A file name that is not UTF-8 in a tool's output reaches the next request as U+FFFD,
+    in memory as in the store: a provider's request body could not carry the surrogate."""
+    seen: list[str] = []
+
+    def model(request: ModelRequest) -> ModelResponse:
+        if len(request.messages) == 1:
+            call = ToolCall(id="c1", name="listing")
+            return ModelResponse(message=AssistantMessage(tool_calls=(call,)))
+        seen.append(request.messages[-1].content or "")
+        return ModelResponse(message=AssistantMessage(content="done"))
+
+    agent = h.AgentBuilder().model(FunctionModel(model)).tools(listing).build()
+    result = await agent.run("list")
+    assert result.status == "completed"
+    assert seen == ["a.txt\nb\ufffdd.txt"]
+    seen[0].encode("utf-8")

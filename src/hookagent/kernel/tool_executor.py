@@ -23,10 +23,12 @@ from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
 from hookagent.kernel.cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
-from hookagent.kernel.reconcile import RECONCILE, note, settle
+from hookagent.kernel.in_doubt import settle_doubt
+from hookagent.kernel.reconcile import RECONCILE, note
 from hookagent.kernel.records import ToolExecution
 from hookagent.kernel.stream import ToolFinished, ToolStarted
 from hookagent.messages import ToolCall, ToolResultMessage
+from hookagent.surrogates import replace as replace_surrogates
 from hookagent.tools.base import ToolContext, ToolResult
 
 __all__ = ["ToolExecutor"]
@@ -223,7 +225,7 @@ class ToolExecutor:
             return recorded
         if call.id in durable.doubtful:
             durable.doubtful.discard(call.id)
-            doubt = await self._in_doubt(ctx, call, args, durable, settled)
+            doubt = await settle_doubt(ctx, call, args, durable, settled)
             if doubt is not None:
                 durable.record(key, "tool", codec.dump("result", doubt))
                 return doubt
@@ -236,57 +238,16 @@ class ToolExecutor:
         await durable.barrier(state)
         return result
 
-    async def _in_doubt(
-        self,
-        ctx: RunContext,
-        call: ToolCall,
-        args: Mapping[str, Any],
-        durable: Durable,
-        settled: str,
-    ) -> ToolResult | None:
-        """The result to give for an in-doubt call, or None to run it again. The tool's
-        `reconcile`, if it has one, is asked first: done gives its result, not done runs
-        the call. Otherwise the call runs again when its tool is idempotent, or a
-        before_tool fold told about the doubt ends in an approved ask."""
-        answer = await settle(ctx, call, args, durable, settled)
-        if answer is not None and answer.outcome == "not_done":
-            return None
-        if answer is not None and answer.result is not None:
-            return answer.result
-        if getattr(ctx.tools[call.name], "idempotent", False):
-            return None
-        if ctx.hooks.wants(BEFORE_TOOL):
-            decision, _ = await ctx.hooks.fire(
-                BEFORE_TOOL,
-                ToolCallEvent(
-                    run=ctx.view,
-                    step=ctx.state.position.step,
-                    call_id=call.id,
-                    tool_name=call.name,
-                    args=MappingProxyType(dict(args)),
-                    in_doubt=True,
-                ),
-            )
-            if decision.outcome == "ask":
-                return None
-            if decision.outcome in ("block", "stop"):
-                if decision.outcome == "stop":
-                    ctx.state.stop_by(decision)
-                why = f"blocked by {decision.hook}: {decision.reason}"
-                return ToolResult.error(f"In doubt and not run again: {why}.")
-        return ToolResult.error(
-            f"In doubt: {call.name!r} was started before the run was interrupted and its end "
-            "was never recorded, so it may or may not have taken effect. It was not run again; "
-            "check its effect before calling it again.",
-            data={"state": "in_doubt", "call_id": call.id},
-        )
-
     async def _execute(
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
     ) -> ToolResult:
-        """The tool's result as the run records it: cut to a preview, and saved whole in the
-        run's folder, when longer than the tool's `max_result_chars`."""
+        """The tool's result as the run records it: text UTF-8 can carry (unpaired
+        surrogates as U+FFFD, which a provider or the store would refuse), cut to a preview
+        and saved whole in the run's folder when longer than the tool's `max_result_chars`."""
         result = await self._call_tool(ctx, call, args, attempt)
+        content = replace_surrogates(result.content)
+        if content is not result.content:
+            result = replace(result, content=content)
         if ctx.outputs is None:
             return result
         return await ctx.outputs.bound(ctx.state.run_id, call, result)

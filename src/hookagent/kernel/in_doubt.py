@@ -1,0 +1,67 @@
+"""A call the run started but never recorded as ended: what its resumed run does with it.
+
+In order: the tool's `reconcile` (done takes its result, not done runs the call), then an
+idempotent tool runs again, then a before_tool fold told about the doubt may approve a
+rerun with an `ask`; otherwise the model is told the call may or may not have taken effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from hookagent.durable.journal import Durable
+from hookagent.hooks.events import ToolCallEvent
+from hookagent.hooks.points import BEFORE_TOOL
+from hookagent.kernel.context import RunContext
+from hookagent.kernel.reconcile import settle
+from hookagent.messages import ToolCall
+from hookagent.tools.base import ToolResult
+
+__all__ = ["settle_doubt"]
+
+
+async def settle_doubt(
+    ctx: RunContext,
+    call: ToolCall,
+    args: Mapping[str, Any],
+    durable: Durable,
+    settled: str,
+) -> ToolResult | None:
+    """The result to give for an in-doubt call, or None to run it again. The tool's
+    `reconcile`, if it has one, is asked first: done gives its result, not done runs
+    the call. Otherwise the call runs again when its tool is idempotent, or a
+    before_tool fold told about the doubt ends in an approved ask."""
+    answer = await settle(ctx, call, args, durable, settled)
+    if answer is not None and answer.outcome == "not_done":
+        return None
+    if answer is not None and answer.result is not None:
+        return answer.result
+    if getattr(ctx.tools[call.name], "idempotent", False):
+        return None
+    if ctx.hooks.wants(BEFORE_TOOL):
+        decision, _ = await ctx.hooks.fire(
+            BEFORE_TOOL,
+            ToolCallEvent(
+                run=ctx.view,
+                step=ctx.state.position.step,
+                call_id=call.id,
+                tool_name=call.name,
+                args=MappingProxyType(dict(args)),
+                in_doubt=True,
+            ),
+        )
+        if decision.outcome == "ask":
+            return None
+        if decision.outcome in ("block", "stop"):
+            if decision.outcome == "stop":
+                ctx.state.stop_by(decision)
+            why = f"blocked by {decision.hook}: {decision.reason}"
+            return ToolResult.error(f"In doubt and not run again: {why}.")
+    return ToolResult.error(
+        f"In doubt: {call.name!r} was started before the run was interrupted and its end "
+        "was never recorded, so it may or may not have taken effect. It was not run again; "
+        "check its effect before calling it again.",
+        data={"state": "in_doubt", "call_id": call.id},
+    )
