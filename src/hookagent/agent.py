@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
@@ -32,11 +31,12 @@ from hookagent.kernel.result import RunResult
 from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import Emit, RunFinished, StreamEvent
 from hookagent.kernel.view import RunView
-from hookagent.models.base import Model, ToolSpec
+from hookagent.models.base import Model
+from hookagent.run_setup import RunSetup
 from hookagent.spill.files import default_root
-from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS, ToolOutputs
+from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS
 from hookagent.store.base import Store
-from hookagent.tools.base import PreparesArgs, Tool
+from hookagent.tools.base import Tool
 
 if TYPE_CHECKING:
     from hookagent.capabilities.structured_output import StructuredOutput
@@ -46,7 +46,7 @@ __all__ = ["Agent"]
 T = TypeVar("T")
 
 
-def _result(state: RunState, setup: _Setup) -> RunResult[Any]:
+def _result(state: RunState, setup: RunSetup) -> RunResult[Any]:
     result = RunResult.of(state)
     return setup.output.finish(result) if setup.output is not None else result
 
@@ -58,44 +58,6 @@ def _current_task() -> asyncio.Task[Any]:
 
 
 _DONE: Final = object()
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class _Setup:
-    """The tools and hooks one run works with."""
-
-    tools: Mapping[str, Tool]
-    specs: tuple[ToolSpec, ...]
-    preparers: Mapping[str, Any]
-    registry: HookRegistry
-    watch_tick: float | None
-    output: StructuredOutput[Any] | None
-    outputs: ToolOutputs
-
-    @classmethod
-    def of(
-        cls,
-        tools: Mapping[str, Tool],
-        registry: HookRegistry,
-        output: StructuredOutput[Any] | None,
-        outputs: tuple[Path, int | None],
-    ) -> _Setup:
-        timeouts = [h.timeout for h in registry if h.is_async and h.timeout is not None]
-        return cls(
-            tools=dict(tools),
-            specs=tuple(
-                ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
-                for t in tools.values()
-            ),
-            preparers={
-                name: tool.prepare for name, tool in tools.items() if isinstance(tool, PreparesArgs)
-            },
-            registry=registry,
-            watch_tick=min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None,
-            output=output,
-            outputs=ToolOutputs(outputs[0], tools, outputs[1]),
-        )
 
 
 @final
@@ -125,8 +87,8 @@ class Agent:
         self.budgets = budgets or Budgets()
         root = Path(files_root).resolve() if files_root is not None else default_root(store)
         self._outputs = (root, max_result_chars)
-        self._setup = _Setup.of(self.tools, registry, output, self._outputs)
-        self._per_output: dict[type[Any], _Setup] = {}
+        self._setup = RunSetup.of(self.tools, registry, output, self._outputs)
+        self._per_output: dict[type[Any], RunSetup] = {}
         self._kernel = Kernel()
         self.store = store
         self._durable: DurableRuns | None = None
@@ -310,7 +272,7 @@ class Agent:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
-    def _setup_for(self, output_type: type[Any] | None) -> _Setup:
+    def _setup_for(self, output_type: type[Any] | None) -> RunSetup:
         if output_type is None:
             return self._setup
         setup = self._per_output.get(output_type)
@@ -337,7 +299,7 @@ class Agent:
             registry = self.registry.copy()
             for hook in output.hooks():
                 registry.add(hook)
-            setup = self._per_output[output_type] = _Setup.of(
+            setup = self._per_output[output_type] = RunSetup.of(
                 tools, registry, output, self._outputs
             )
         return setup
@@ -347,7 +309,7 @@ class Agent:
         prompt: str,
         state: RunState,
         *,
-        setup: _Setup,
+        setup: RunSetup,
         approver: Approver | None,
         emit: Emit | None,
         session: str | None = None,
