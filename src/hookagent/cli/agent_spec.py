@@ -51,6 +51,9 @@ class RunOptions:
     max_tokens: int | None = None
     max_seconds: float | None = None
     max_cost: float | None = None
+    max_result_chars: int | None = None
+    """The most characters of a tool result the model reads before the rest is saved to a
+    file in the run's folder (0: no limit); None: the default, 50,000."""
     plugins: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     discover_settings: bool = False
@@ -107,6 +110,14 @@ def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent,
     }
     if limits:
         builder.limits(**limits)
+    if options.max_result_chars is not None:
+        if options.max_result_chars < 0:
+            raise ConfigError(
+                f"must be a whole number >= 0 (0: no limit), not {options.max_result_chars}",
+                key="--max-result-chars",
+                value=options.max_result_chars,
+            )
+        builder.outputs(max_result_chars=options.max_result_chars or None)
     if store is not None:
         builder.store(store)
     return builder.build(), model
@@ -202,6 +213,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
         "max_tokens": (int,),
         "max_seconds": (int, float),
         "max_cost": (int, float),
+        "max_result_chars": (int,),
         "discover_settings": (bool,),
         "allow_unsupported_hooks": (bool,),
         "root": (str,),

@@ -83,6 +83,14 @@ def run(
         float | None,
         typer.Option(metavar="USD", help="Stop once model calls have cost this many US dollars."),
     ] = None,
+    max_result_chars: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            help="A tool result longer than N characters is saved to a file in the run's "
+            "folder; the model reads a preview and the path (default 50000; 0: no limit).",
+        ),
+    ] = None,
     settings: Annotated[
         list[str] | None,
         typer.Option(
@@ -181,6 +189,7 @@ def run(
         max_tokens=max_tokens,
         max_seconds=max_seconds,
         max_cost=max_cost,
+        max_result_chars=max_result_chars,
         plugins=tuple(plugin or ()),
         settings=tuple(settings or ()),
         discover_settings=discover_settings,
