@@ -1,5 +1,6 @@
 """The Bash tool runs real commands: output shape, exit codes, timeouts, process groups,
-bounded memory, the environment it gets."""
+bounded memory, the environment it gets. These run unsandboxed (`sandbox="off"`): they test
+the command runner itself, which the sandbox wraps (`test_bash_sandbox.py`)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ FAST = BashPolicy(kill_grace_s=0.2)
 
 
 def bash_tool(root: Path, policy: BashPolicy = FAST) -> Tool:
-    (tool,) = Bash(root, policy).tools()
+    (tool,) = Bash(root, policy, sandbox="off").tools()
     return tool
 
 
@@ -72,6 +73,14 @@ async def test_stdout_comes_back_as_content_and_data(tmp_path: Path) -> None:
         "interrupted": False,
         "isImage": False,
         "exit_code": 0,
+        "sandbox": {
+            "active": False,
+            "mode": "off",
+            "writable": [str(tmp_path.resolve())],
+            "deny": result.data["sandbox"]["deny"],
+            "network": "off",
+            "reason": "the sandbox is off (Bash(sandbox='off'))",
+        },
     }
 
 

@@ -264,7 +264,8 @@ def test_a_bash_command_has_the_same_key_when_run_again_after_a_kill(tmp_path: P
         def again(event: h.ToolCallEvent) -> h.HookResult | None:
             return h.HookResult.ask("Run it again?") if event.in_doubt else None
 
-        builder = h.AgentBuilder().model(model).with_(Bash(tmp_path)).on(h.BEFORE_TOOL, again)
+        bash = Bash(tmp_path, sandbox="off")  # a sandboxed command cannot kill the agent
+        builder = h.AgentBuilder().model(model).with_(bash).on(h.BEFORE_TOOL, again)
         return builder.store(SQLiteStore(db)).build()
 
     async def first() -> None:

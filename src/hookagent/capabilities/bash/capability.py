@@ -1,6 +1,9 @@
-"""`Bash(root, policy)`: the shell tool and the guard that keeps it from wrecking the host.
+"""`Bash(root, policy, sandbox=...)`: the shell tool, its sandbox, and the deny-list guard.
 
-The deny rules are a `before_tool` hook in the policy tier, not a check inside the tool, so
+The sandbox (`sandbox.py`) is the boundary: by default each command runs under bubblewrap,
+able to write only `root` and the `writable` paths, with no network. The deny rules are a
+first line that gives the model a clear reason early, not a boundary. They are a
+`before_tool` hook in the policy tier, not a check inside the tool, so
 they show up in decision records like any other guard and default-tier hooks cannot outvote
 them. Being a hook, the check sees the arguments as modified by the hooks that ran before it
 (system-tier hooks only); a default-tier hook that rewrites `command` afterwards is trusted.
@@ -9,12 +12,14 @@ them. Being a hook, the check sees the arguments as modified by the hooks that r
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hookagent.capabilities.bash.parse import parse_command
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.rules import find_violation
+from hookagent.capabilities.bash.sandbox import NetworkMode, SandboxMode
+from hookagent.capabilities.bash.sandbox_config import SandboxConfig
 from hookagent.hooks.decorators import HookProvider, hook
 from hookagent.hooks.events import ToolCallEvent
 from hookagent.hooks.points import BEFORE_TOOL
@@ -29,18 +34,38 @@ class Bash(HookProvider):
     command is run and stopped, `env.py` for its environment, `rules.py` for the deny list).
 
     `root` need not exist yet; a call made while it is missing is an error result.
+
+    `sandbox`: `"auto"` (sandboxed when bubblewrap works here, else unsandboxed, said once
+    in the log and in each result's `data["sandbox"]`), `"required"` (no sandbox: a
+    `ConfigError` now, an error result per call) or `"off"`. `network`: `"off"` or `"allow"`.
+    `writable`: folders besides `root` the command may write. `deny_paths`: paths it may not
+    read at all (default: `~/.ssh`, `~/.aws`, `~/.config/gcloud`, `~/.netrc`, `~/.docker`,
+    `~/.kube`, `~/.gnupg` and hookagent's `.hookagent` folders); the `.hookagent` folder of the
+    run's files is denied whatever is given.
     """
 
     name = "bash"
 
-    def __init__(self, root: str | os.PathLike[str], policy: BashPolicy | None = None) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        policy: BashPolicy | None = None,
+        *,
+        sandbox: SandboxMode = "auto",
+        network: NetworkMode = "off",
+        writable: Sequence[str | os.PathLike[str]] = (),
+        deny_paths: Sequence[str | os.PathLike[str]] | None = None,
+    ) -> None:
         self.root = Path(root).expanduser().absolute()
         self.policy = policy if policy is not None else BashPolicy()
+        self.sandbox = SandboxConfig.build(
+            self.root, mode=sandbox, network=network, writable=writable, deny=deny_paths
+        )
 
     def tools(self) -> Iterable[Tool]:
         from hookagent.capabilities.bash.tool import BashTool  # pydantic loads on use
 
-        yield BashTool(self.root, self.policy)
+        yield BashTool(self.root, self.policy, self.sandbox)
 
     @hook(BEFORE_TOOL, match="Bash", tier="policy", kind="guard", priority=100, timeout=None)
     def deny(self, event: ToolCallEvent) -> HookResult | None:

@@ -12,6 +12,11 @@ the policy, and the agent's `max_result_chars` does not apply to it. Hooks see C
 `tool_response` plus the exit code, `{stdout, stderr, interrupted, isImage, exit_code}`, with
 up to `keep_head + keep_tail` bytes of each stream. A non-zero exit or a timeout is an error
 result, as Claude Code reports a failing command (PostToolUseFailure).
+
+Each command runs in the capability's sandbox (`sandbox.py`) when there is one; every
+result's `data["sandbox"]` records how: `{active, mode, writable, deny, network}`, plus
+`reason` when the command ran without one. With `sandbox="required"` and no sandbox, the
+call is an error result naming why, and nothing runs.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
+from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, wrap
+from hookagent.capabilities.bash.sandbox_config import SandboxConfig
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
 
@@ -61,9 +68,10 @@ class BashTool(ModelTool[BashArgs]):
     max_result_chars: ClassVar[int | None] = None
     """Each stream is cut to `BashPolicy.max_output` bytes, and saved whole when cut."""
 
-    def __init__(self, root: Path, policy: BashPolicy) -> None:
+    def __init__(self, root: Path, policy: BashPolicy, sandbox: SandboxConfig) -> None:
         self.root = root
         self.policy = policy
+        self.sandbox = sandbox
 
     async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         limit = self._limit(args.timeout)
@@ -73,7 +81,30 @@ class BashTool(ModelTool[BashArgs]):
             return ToolResult.error(f"Working directory {self.root} does not exist")
         env = command_env(os.environ, allow=self.policy.env_allow, extra=self.policy.extra_env)
         env[IDEMPOTENCY_KEY_VAR] = ctx.idempotency_key
-        argv = [_shell(env), "-c", _with_env_file(args.command, ctx)]
+        probe = self.sandbox.availability()
+        profile = self.sandbox.profile(ctx.run.files)
+        record: dict[str, object] = {
+            "active": probe.path is not None,
+            "mode": self.sandbox.mode,
+            **profile.as_data(),
+        }
+        env_file = _env_file(ctx)
+        if probe.path is None:
+            record["reason"] = probe.reason
+            if self.sandbox.mode == "required":
+                return ToolResult.error(
+                    f"Bash requires a sandbox and none is available: {probe.reason}",
+                    data={"sandbox": record},
+                )
+            argv = [_shell(env), "-c", _sourcing(env_file, args.command)]
+        else:
+            missing = profile.missing()
+            if missing is not None:
+                return ToolResult.error(f"Writable path {missing} does not exist")
+            inside = None if env_file is None else SANDBOX_ENV_FILE
+            command = [_shell(env), "-c", _sourcing(inside, args.command)]
+            shown = () if env_file is None else ((env_file, SANDBOX_ENV_FILE),)
+            argv = wrap(probe.path, command, profile, str(self.root), read_only=shown)
         try:
             done = await run_command(
                 argv,
@@ -88,7 +119,7 @@ class BashTool(ModelTool[BashArgs]):
             )
         except OSError as exc:
             return ToolResult.error(f"Could not start {argv[0]}: {exc.strerror or exc}")
-        return self._result(done, limit)
+        return self._result(done, limit, record)
 
     def _limit(self, timeout_ms: float | None) -> float | str:
         """The timeout in seconds, or the error message for a bad one."""
@@ -99,7 +130,7 @@ class BashTool(ModelTool[BashArgs]):
             return f"Invalid timeout {timeout_ms:g} ms: give milliseconds above 0, at most {most:g}"
         return timeout_ms / 1000
 
-    def _result(self, done: Completed, limit: float) -> ToolResult:
+    def _result(self, done: Completed, limit: float, sandbox: dict[str, object]) -> ToolResult:
         policy = self.policy
         kept = policy.keep_head + policy.keep_tail
         data = {
@@ -108,6 +139,7 @@ class BashTool(ModelTool[BashArgs]):
             "interrupted": done.timed_out,
             "isImage": False,
             "exit_code": done.exit_code,
+            "sandbox": sandbox,
         }
         shown = (policy.max_output, policy.output_head, policy.output_tail)
         stdout = done.stdout.window(*shown).rstrip("\n")
@@ -132,8 +164,10 @@ def _shell(env: dict[str, str]) -> str:
     return shutil.which("bash", path=env.get("PATH", os.defpath)) or "/bin/sh"
 
 
-def _with_env_file(command: str, ctx: ToolContext) -> str:
+def _env_file(ctx: ToolContext) -> str | None:
     path = ctx.run.metadata.get(ENV_FILE_KEY)
-    if isinstance(path, str) and os.path.isfile(path):
-        return f". {shlex.quote(path)}\n{command}"
-    return command
+    return path if isinstance(path, str) and os.path.isfile(path) else None
+
+
+def _sourcing(env_file: str | None, command: str) -> str:
+    return command if env_file is None else f". {shlex.quote(env_file)}\n{command}"

@@ -1,0 +1,110 @@
+"""`SandboxConfig`: how one `Bash` capability sandboxes its commands, checked when built.
+
+`mode="auto"` sandboxes when `bwrap` works here and otherwise runs commands unsandboxed,
+saying so once in the log and in every result's `data["sandbox"]`; `"required"` refuses to
+build (`ConfigError`) when there is no sandbox, and a call made without one is an error
+result naming why; `"off"` runs commands unsandboxed by choice. `network` is `"off"` or
+`"allow"`; a list of domains is refused, since no allowlisting proxy exists yet.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, final, get_args
+
+from hookagent.capabilities.bash.sandbox import (
+    DEFAULT_DENY_PATHS,
+    NetworkMode,
+    Probe,
+    SandboxMode,
+    SandboxProfile,
+    probe_bwrap,
+    resolve_paths,
+)
+from hookagent.errors import ConfigError
+
+__all__ = ["SandboxConfig"]
+
+log = logging.getLogger("hookagent.bash")
+
+OWN_FOLDER: Final = ".hookagent"
+
+
+@final
+@dataclass(slots=True, kw_only=True)
+class SandboxConfig:
+    """The sandbox settings of one capability; paths are resolved when it is built."""
+
+    root: Path
+    mode: SandboxMode = "auto"
+    network: NetworkMode = "off"
+    writable: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    _warned: bool = field(default=False, repr=False)
+
+    @classmethod
+    def build(
+        cls,
+        root: Path,
+        *,
+        mode: object,
+        network: object,
+        writable: Sequence[str | os.PathLike[str]],
+        deny: Sequence[str | os.PathLike[str]] | None,
+    ) -> SandboxConfig:
+        if mode not in get_args(SandboxMode):
+            raise ConfigError(
+                "must be 'auto', 'required' or 'off'", key="Bash(sandbox)", value=mode
+            )
+        if isinstance(network, (list, tuple)):
+            raise ConfigError(
+                "a domain allowlist is not supported yet; give 'off' or 'allow'",
+                key="Bash(network)",
+                value=network,
+            )
+        if network not in get_args(NetworkMode):
+            raise ConfigError("must be 'off' or 'allow'", key="Bash(network)", value=network)
+        for name, paths in (("writable", writable), ("deny_paths", deny)):
+            if isinstance(paths, (str, os.PathLike)):
+                raise ConfigError("takes a sequence of paths, not one", key=f"Bash({name})")
+        denied: list[str | os.PathLike[str]] = [*DEFAULT_DENY_PATHS] if deny is None else [*deny]
+        if deny is None:
+            denied += [root / OWN_FOLDER, Path(OWN_FOLDER)]
+        config = cls(
+            root=root,
+            mode=mode,  # type: ignore[arg-type]
+            network=network,  # type: ignore[arg-type]
+            writable=tuple(resolve_paths(list(writable), os.environ)),
+            deny=tuple(resolve_paths(denied, os.environ)),
+        )
+        if mode == "required" and (probe := probe_bwrap()).path is None:
+            raise ConfigError(
+                f"no sandbox is available: {probe.reason}", key="Bash(sandbox='required')"
+            )
+        return config
+
+    def profile(self, run_folder: Path | None = None) -> SandboxProfile:
+        """This call's profile; hookagent's folder of the run's files is denied too."""
+        deny = list(self.deny)
+        if run_folder is not None and len(run_folder.parents) > 1:
+            own = run_folder.parents[1]
+            if own.name == OWN_FOLDER and str(own) not in deny:
+                deny.append(str(own.resolve()))
+        root = str(self.root.resolve())
+        writable = (root, *(path for path in self.writable if path != root))
+        return SandboxProfile(writable=writable, deny=tuple(deny), network=self.network)
+
+    def availability(self) -> Probe:
+        """The sandbox to use, or (mode off, or none here) why commands run without one;
+        the first time `auto` finds none, a warning is logged."""
+        if self.mode == "off":
+            return Probe(None, "the sandbox is off (Bash(sandbox='off'))")
+        probe = probe_bwrap()
+        if probe.path is None and self.mode == "auto" and not self._warned:
+            self._warned = True
+            log.warning("Bash commands run WITHOUT a sandbox: %s", probe.reason)
+        return probe
