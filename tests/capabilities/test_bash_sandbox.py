@@ -316,6 +316,21 @@ async def test_no_network_by_default(area: Area, listener: tuple[int, list[bytes
     assert got == []
 
 
+async def test_a_denied_unix_socket_cannot_be_reached(area: Area) -> None:
+    """A read-only filesystem does not stop connect(): a service's socket must be denied."""
+    path = area.out / "svc.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        server.listen()
+        server.settimeout(0.3)
+        bash = Bash(area.root, FAST, sandbox="required", deny_paths=[path])
+        send = f"s = socket.socket(socket.AF_UNIX); s.connect('{path}'); s.send(b'hi')"
+        result = await run(bash, f'{PY} -c "import socket; {send}"')
+        assert result.is_error
+        with pytest.raises(TimeoutError):
+            server.accept()
+
+
 async def test_network_allow_reaches_loopback(
     area: Area, listener: tuple[int, list[bytes]]
 ) -> None:

@@ -259,7 +259,7 @@ async def test_each_command_gets_its_calls_idempotency_key(
     monkeypatch.setenv("HOOKAGENT_IDEMPOTENCY_KEY", "a stale key from the host")
     command = 'printf %s "$HOOKAGENT_IDEMPOTENCY_KEY"'
     model = ScriptedModel([tool_call("Bash", "c1", command=command), reply("ok")])
-    agent = h.AgentBuilder().model(model).with_(Bash(tmp_path, FAST)).build()
+    agent = h.AgentBuilder().model(model).with_(Bash(tmp_path, FAST, sandbox="off")).build()
     result = await agent.run("go")
     expected = call_key(result.run_id, "c1", codec.canonical({"command": command}))
     assert result.tool_calls[0].result.content == expected

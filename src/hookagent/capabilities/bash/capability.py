@@ -39,9 +39,9 @@ class Bash(HookProvider):
     in the log and in each result's `data["sandbox"]`), `"required"` (no sandbox: a
     `ConfigError` now, an error result per call) or `"off"`. `network`: `"off"` or `"allow"`.
     `writable`: folders besides `root` the command may write. `deny_paths`: paths it may not
-    read at all (default: `~/.ssh`, `~/.aws`, `~/.config/gcloud`, `~/.netrc`, `~/.docker`,
-    `~/.kube`, `~/.gnupg` and hookagent's `.hookagent` folders); the `.hookagent` folder of the
-    run's files is denied whatever is given.
+    read at all (default: `DEFAULT_DENY_PATHS`, credentials in the home folder and sockets of
+    privileged services, plus hookagent's `.hookagent` folders); the `.hookagent` folder of
+    the run's files is denied whatever is given.
     """
 
     name = "bash"

@@ -13,9 +13,10 @@ to a file in the run's folder. The call ends in one of two ways:
 - The timeout passes. The whole group gets SIGTERM, then SIGKILL once the shell has exited
   and the pipes are closed, or after `kill_grace`; the output read so far is kept.
 
-A process that left the group (`setsid`) is out of reach; if it holds the pipes, reading
-stops `_DRAIN_LIMIT` seconds after the group is gone. Cancelling the call kills the group at
-once.
+Unsandboxed, a process that left the group (`setsid`) is out of reach; if it holds the
+pipes, reading stops `_DRAIN_LIMIT` seconds after the group is gone. In the sandbox the
+command is `bwrap`, whose PID namespace dies with it, taking every process the command
+started (`setsid` or not). Cancelling the call kills the group at once.
 """
 
 from __future__ import annotations

@@ -51,8 +51,20 @@ DEFAULT_DENY_PATHS: Final[tuple[str, ...]] = (
     "~/.docker",
     "~/.kube",
     "~/.gnupg",
+    # Unix sockets of services that act with more rights than the command: a read-only
+    # filesystem does not stop a connect(), so their sockets are hidden.
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd",
+    "/run/podman",
+    "/run/dbus",
+    "/run/systemd/private",
+    "/run/user",
+    "/run/postgresql",
+    "/var/run/mysqld",
 )
-"""Credentials in the user's home; hookagent's own `.hookagent` folders are added to them."""
+"""Credentials in the user's home and the sockets of privileged services; hookagent's own
+`.hookagent` folders are added to them. A path that does not exist is skipped."""
 
 SANDBOX_ENV_FILE: Final = "/tmp/.hookagent-env.sh"
 """Where the run's env file (Claude Code's `CLAUDE_ENV_FILE`) is shown to a sandboxed

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final, final, get_args
 
@@ -87,16 +87,20 @@ class SandboxConfig:
             )
         return config
 
-    def profile(self, run_folder: Path | None = None) -> SandboxProfile:
-        """This call's profile; hookagent's folder of the run's files is denied too."""
-        deny = list(self.deny)
-        if run_folder is not None and len(run_folder.parents) > 1:
-            own = run_folder.parents[1]
-            if own.name == OWN_FOLDER and str(own) not in deny:
-                deny.append(str(own.resolve()))
+    def profile(self) -> SandboxProfile:
+        """The profile the policy gives every call (hooks may tighten it)."""
         root = str(self.root.resolve())
         writable = (root, *(path for path in self.writable if path != root))
-        return SandboxProfile(writable=writable, deny=tuple(deny), network=self.network)
+        return SandboxProfile(writable=writable, deny=self.deny, network=self.network)
+
+    def own_folder(self, profile: SandboxProfile, run_folder: Path) -> SandboxProfile:
+        """`profile` with hookagent's folder of the run's files denied too."""
+        if len(run_folder.parents) < 2 or run_folder.parents[1].name != OWN_FOLDER:
+            return profile
+        own = str(run_folder.parents[1].resolve())
+        if own in profile.deny:
+            return profile
+        return replace(profile, deny=(*profile.deny, own))
 
     def availability(self) -> Probe:
         """The sandbox to use, or (mode off, or none here) why commands run without one;

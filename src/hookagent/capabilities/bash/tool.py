@@ -24,16 +24,19 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Final, final
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
 from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, wrap
 from hookagent.capabilities.bash.sandbox_config import SandboxConfig
+from hookagent.capabilities.bash.tighten import SandboxArgs, tighten
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
 
@@ -54,6 +57,8 @@ class BashArgs(BaseModel):
     timeout: float | None = Field(
         default=None, description="Milliseconds before the command is stopped (max 600000)."
     )
+    sandbox: SkipJsonSchema[SandboxArgs | None] = None
+    """The call's sandbox profile, set before hooks run; not offered to the model."""
 
 
 @final
@@ -73,6 +78,13 @@ class BashTool(ModelTool[BashArgs]):
         self.policy = policy
         self.sandbox = sandbox
 
+    def prepare(self, args: Mapping[str, Any], /) -> Mapping[str, Any]:
+        """The call's sandbox profile under `sandbox`, for hooks to read and tighten; only
+        when commands run sandboxed, and only when the call does not carry one already."""
+        if "sandbox" in args or self.sandbox.availability().path is None:
+            return args
+        return {**args, "sandbox": self.sandbox.profile().as_data()}
+
     async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         limit = self._limit(args.timeout)
         if isinstance(limit, str):
@@ -82,7 +94,10 @@ class BashTool(ModelTool[BashArgs]):
         env = command_env(os.environ, allow=self.policy.env_allow, extra=self.policy.extra_env)
         env[IDEMPOTENCY_KEY_VAR] = ctx.idempotency_key
         probe = self.sandbox.availability()
-        profile = self.sandbox.profile(ctx.run.files)
+        profile = tighten(self.sandbox.profile(), args.sandbox)
+        if isinstance(profile, str):
+            return ToolResult.error(profile)
+        profile = self.sandbox.own_folder(profile, ctx.run.files)
         record: dict[str, object] = {
             "active": probe.path is not None,
             "mode": self.sandbox.mode,
@@ -91,6 +106,12 @@ class BashTool(ModelTool[BashArgs]):
         env_file = _env_file(ctx)
         if probe.path is None:
             record["reason"] = probe.reason
+            if args.sandbox is not None:
+                return ToolResult.error(
+                    f"A sandbox profile was given, but commands run without a sandbox: "
+                    f"{probe.reason}",
+                    data={"sandbox": record},
+                )
             if self.sandbox.mode == "required":
                 return ToolResult.error(
                     f"Bash requires a sandbox and none is available: {probe.reason}",
