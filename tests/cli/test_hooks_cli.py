@@ -146,7 +146,8 @@ def test_hooks_test_runs_matching_hooks_on_a_payload(tmp_path: Path) -> None:
         "--no-discover",
         "--json",
     )
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1, out.stderr  # the hooks deny it
+    assert "the hooks deny this PreToolUse" in out.stderr
     report = json.loads(out.stdout)
     assert report["decision"] == "deny"
     assert report["reason"] == "rm -rf is not allowed here"

@@ -1,15 +1,21 @@
 """`hookagent hooks check` and `hookagent hooks test`: Claude Code hooks without a model.
 
 `check` validates settings files and lists which handler fires at which hookagent point for
-which matcher, and every warning `run` prints; hooks hookagent would not run are errors (exit
-2), as `run` refuses them, unless `--allow-unsupported-hooks`. `test` runs the handlers
-matching one event payload and prints the merged outcome, so a hook script can be tried in a
-second; settings holding hooks it would not run are refused the same way.
+which matcher, and every warning `run` prints; hooks hookagent would not run are errors, as
+`run` refuses them, unless `--allow-unsupported-hooks`. `test` runs the handlers matching one
+event payload and prints the merged outcome, so a hook script can be tried in a second;
+settings holding hooks it would not run are refused.
+
+Exit codes, one rule for both so scripts can gate on them: 0 when the answer is yes (no
+errors; the hooks let the event through), 1 when it is no (`check` found errors, or warnings
+under `--strict`; `test`'s combined decision is deny or block), 2 when the question could
+not be asked (an unreadable or invalid file, an unknown event, refused settings).
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import os
 from pathlib import Path
@@ -81,10 +87,17 @@ def check(
     project: ProjectOpt = Path("."),
     no_discover: NoDiscoverOpt = False,
     allow_unsupported_hooks: AllowOpt = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Count warnings as errors (exit 1).")
+    ] = False,
 ) -> None:
-    """Validate settings files and list which handler fires where (exit 2 on errors)."""
+    """Validate settings files and list which handler fires where (exit 1 on errors)."""
     raise typer.Exit(
-        _guard(lambda: _check(settings or [], project, not no_discover, allow_unsupported_hooks))
+        _guard(
+            lambda: _check(
+                settings or [], project, not no_discover, allow_unsupported_hooks, strict
+            )
+        )
     )
 
 
@@ -106,8 +119,7 @@ def test(
     """Run the hooks matching one payload, with no model, and print the merged outcome."""
 
     def go() -> int:
-        if event not in CLAUDE_EVENTS:
-            raise ConfigError(f'unknown event "{event}"', key="EVENT", value=event)
+        _known_event(event)
         payload = _read_payload(input_file, event, cwd)
         files = settings or []
         standard = not no_discover
@@ -115,6 +127,16 @@ def test(
         return asyncio.run(_test(event, payload, specs, str(project.resolve()), as_json))
 
     raise typer.Exit(_guard(go))
+
+
+def _known_event(event: str) -> None:
+    if event in CLAUDE_EVENTS:
+        return
+    by_case = {e.lower(): e for e in CLAUDE_EVENTS}
+    close = [by_case[event.lower()]] if event.lower() in by_case else []
+    close = close or difflib.get_close_matches(event, sorted(CLAUDE_EVENTS), n=1)
+    hint = f' (did you mean "{close[0]}"?)' if close else ""
+    raise ConfigError(f'unknown event "{event}"{hint}', key="EVENT", value=event)
 
 
 def _guard(action: Any) -> int:
@@ -129,7 +151,7 @@ def _load(files: list[Path], project: Path, standard: bool) -> LoadedSettings:
     return discover(project, explicit=files, include_standard=standard)
 
 
-def _check(files: list[Path], project: Path, standard: bool, allow: bool) -> int:
+def _check(files: list[Path], project: Path, standard: bool, allow: bool, strict: bool) -> int:
     loaded = _load(files, project, standard)
     console = Console(soft_wrap=True, highlight=False)
     console.print("files: " + (", ".join(loaded.files) or "none"))
@@ -160,7 +182,9 @@ def _check(files: list[Path], project: Path, standard: bool, allow: bool) -> int
             "hookagent would not run these hooks, so `run` refuses the settings; "
             "--allow-unsupported-hooks runs without them"
         )
-    return 2 if errors else 0
+    if strict and warnings:
+        console.print("--strict: the warnings count as errors")
+    return 1 if errors or (strict and warnings) else 0
 
 
 def _command(spec: HandlerSpec) -> str:
@@ -243,6 +267,9 @@ async def _test(
         typer.echo(json.dumps(report, ensure_ascii=False, default=str))
     else:
         _print_report(report)
+    if merged.decision in ("deny", "block"):
+        typer.echo(f"the hooks {merged.decision} this {event} (exit 1)", err=True)
+        return 1
     return 0
 
 
