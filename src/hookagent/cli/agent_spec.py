@@ -143,7 +143,13 @@ def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
     if options.allow_bash:
         from hookagent.capabilities.bash import Bash
 
-        builder.with_(Bash(options.root or options.cwd or "."))
+        bash = Bash.from_claude_settings(  # the settings' `sandbox` keys
+            options.root or options.cwd or ".",
+            project_dir=options.cwd or ".",
+            explicit=options.settings,
+            include_standard=options.discover_settings,
+        )
+        builder.with_(bash)
 
 
 def _install_settings(builder: AgentBuilder, options: RunOptions) -> None:

@@ -32,6 +32,7 @@ import typer
 from rich.console import Console
 
 from hookagent.cli.agent_spec import RunOptions, build_agent
+from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError, StoreError
 from hookagent.kernel.result import RunResult
 from hookagent.models.base import Model
@@ -245,6 +246,7 @@ def demo() -> None:
 
 def execute(options: RunOptions) -> int:
     """Build the agent `options` describe, run it, report; the exit code."""
+    check_run_options(options)  # before a store is opened
     if options.durable:
         from hookagent.cli.sessions_cmd import run_in_session
 

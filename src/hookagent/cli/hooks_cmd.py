@@ -35,6 +35,7 @@ from hookagent.claude.output import read_verdict
 from hookagent.claude.rules import compile_rule
 from hookagent.claude.runner import default_timeout, run_handler
 from hookagent.claude.sources import discover
+from hookagent.cli.validate import existing_dir
 from hookagent.errors import ConfigError
 
 __all__ = ["hooks_app"]
@@ -92,13 +93,12 @@ def check(
     ] = False,
 ) -> None:
     """Validate settings files and list which handler fires where (exit 1 on errors)."""
-    raise typer.Exit(
-        _guard(
-            lambda: _check(
-                settings or [], project, not no_discover, allow_unsupported_hooks, strict
-            )
-        )
-    )
+
+    def go() -> int:
+        existing_dir("--project", project)
+        return _check(settings or [], project, not no_discover, allow_unsupported_hooks, strict)
+
+    raise typer.Exit(_guard(go))
 
 
 @hooks_app.command("test")
@@ -120,6 +120,8 @@ def test(
 
     def go() -> int:
         _known_event(event)
+        existing_dir("--project", project)
+        existing_dir("--cwd", cwd)
         payload = _read_payload(input_file, event, cwd)
         files = settings or []
         standard = not no_discover

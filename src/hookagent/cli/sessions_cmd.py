@@ -28,6 +28,7 @@ from hookagent.cli.session_views import (
     session_dict,
 )
 from hookagent.cli.store_access import existing, guard, in_store, missing, open_at
+from hookagent.cli.validate import positive_number
 from hookagent.cli.worker_cmd import run_worker
 from hookagent.durable.answers import Scope
 from hookagent.durable.sessions import fork, inspect
@@ -163,6 +164,7 @@ def approve(
     def go() -> int:
         if scope not in _SCOPES:
             raise ConfigError(f"--scope is once, run or session, not {scope!r}")
+        positive_number("--ttl", ttl, unit=" of seconds")
         return answer_questions(key, call, store, resume_now, True, _SCOPES[scope], reason, ttl)
 
     raise typer.Exit(guard(go))

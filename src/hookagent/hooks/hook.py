@@ -175,6 +175,12 @@ def _build(
         raise ConfigError(f"{fn!r} is not callable", key=where)
     if tier not in TIERS:
         raise ConfigError(f"tier must be one of {', '.join(TIERS)}, not {tier!r}", key=where)
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise ConfigError(
+            f"priority must be a whole number (higher runs first), not {priority!r}",
+            key=where,
+            value=priority,
+        )
     if kind not in _KIND_DECISIONS:
         raise ConfigError(f"kind must be guard, transform or observer, not {kind!r}", key=where)
     if on_failure is not None and on_failure not in ("block", "proceed", "raise"):

@@ -18,8 +18,10 @@ from pathlib import Path
 from hookagent.capabilities.bash.parse import parse_command
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.rules import find_violation
-from hookagent.capabilities.bash.sandbox import NetworkMode, SandboxMode
-from hookagent.capabilities.bash.sandbox_config import SandboxConfig
+from hookagent.capabilities.bash.sandbox import DEFAULT_DENY_PATHS, NetworkMode, SandboxMode
+from hookagent.capabilities.bash.sandbox_config import OWN_FOLDER, SandboxConfig
+from hookagent.capabilities.bash.settings import read_sandbox_settings
+from hookagent.errors import ConfigError
 from hookagent.hooks.decorators import HookProvider, hook
 from hookagent.hooks.events import ToolCallEvent
 from hookagent.hooks.points import BEFORE_TOOL
@@ -60,6 +62,42 @@ class Bash(HookProvider):
         self.policy = policy if policy is not None else BashPolicy()
         self.sandbox = SandboxConfig.build(
             self.root, mode=sandbox, network=network, writable=writable, deny=deny_paths
+        )
+
+    @classmethod
+    def from_claude_settings(
+        cls,
+        root: str | os.PathLike[str],
+        policy: BashPolicy | None = None,
+        *,
+        project_dir: str | os.PathLike[str] = ".",
+        explicit: Sequence[str | os.PathLike[str]] = (),
+        include_standard: bool = True,
+        home: str | os.PathLike[str] | None = None,
+        network: NetworkMode = "off",
+    ) -> Bash:
+        """`Bash` with the `sandbox` keys of the Claude Code settings files of `project_dir`
+        (managed, user, project, local) and `explicit` files (see `settings.py`); a key it
+        cannot honour is a `ConfigError` naming file and key."""
+        from hookagent.claude.sources import standard_locations
+
+        files: list[tuple[Path, str]] = [(Path(path), "explicit") for path in explicit]
+        for path, _ in files:
+            if not path.is_file():
+                raise ConfigError("settings file not found", file=str(path))
+        if include_standard:
+            files = [*standard_locations(project_dir, home=home), *files]
+        found = read_sandbox_settings(files, Path(project_dir).absolute())
+        root_path = Path(root).expanduser().absolute()
+        deny: list[str | os.PathLike[str]] = [*DEFAULT_DENY_PATHS, *found.deny]
+        deny += [root_path / OWN_FOLDER, Path(OWN_FOLDER)]
+        return cls(
+            root,
+            policy,
+            sandbox=found.mode or "auto",
+            network=network,
+            writable=found.writable,
+            deny_paths=deny if found.deny else None,
         )
 
     def tools(self) -> Iterable[Tool]:
