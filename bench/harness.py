@@ -29,6 +29,8 @@ COMMAND_HOOK_TARGET: Final = 1.2
 """A command hook's cost over a bare spawn of its script (and 10 in parallel over 10 gathered)."""
 FILE_TOOL_TARGET: Final = 2.0
 """A file tool call (Read, Grep) over the same work written by hand in plain Python."""
+SANDBOX_TARGET: Final = 1.3
+"""A Bash call of `true` in the sandbox over the same call unsandboxed."""
 
 PEERS_NOTE: Final = (
     "For context (from the design spec, not measured here): the best-known Python agent\n"

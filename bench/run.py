@@ -21,6 +21,7 @@
    vs hand-written loops on the bare SDK, at 100 and 1,000 steps.
 8. Durable runs: per-step cost with the SQLite store against the same run in memory; and
    steps per second of 8 worker processes serving queued runs from one PostgreSQL.
+9. Bash sandbox: a `true` command through the Bash tool in bubblewrap vs unsandboxed.
 
 Timings are taken with the garbage collector off (collected between samples), repeated, and
 reported as the minimum and median of the repeats; ratios are medians of ratios paired
@@ -39,6 +40,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from bash_sandbox import bench_bash_sandbox
 from breakdown import breakdown
 from command_hooks import bench_command_hooks
 from concurrency import bench_concurrency
@@ -95,6 +97,7 @@ async def bench_all(quick: bool) -> None:
     verdicts += await bench_file_tools(repeats=3 if quick else 11)
     verdicts += await bench_openai_path(repeats=1 if quick else 3)
     verdicts += await bench_durable(repeats=3 if quick else 7)
+    verdicts += await bench_bash_sandbox(repeats=3 if quick else 11)
     summary(verdicts)
 
 
