@@ -15,7 +15,7 @@ from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import settings
 
-RM_GUARD = {"type": "prompt", "prompt": "Refuse any command containing rm -rf."}
+RM_GUARD = {"type": "agent", "prompt": "Refuse any command containing rm -rf."}
 """A guard of a type hookagent does not run: loaded silently, it would let `rm -rf` through."""
 
 
@@ -33,9 +33,9 @@ CASES = [
     pytest.param(
         {"PreToolUse": [{"matcher": "Bash", "hooks": [RM_GUARD]}]},
         "hooks.PreToolUse[0].hooks[0].type",
-        "prompt",
-        'handlers of type "prompt" are not run by hookagent',
-        id="prompt-type",
+        "agent",
+        'handlers of type "agent" are not run by hookagent',
+        id="agent-type",
     ),
     pytest.param(
         {"PreToolUse": [{"hooks": [{"type": "comand", "command": "guard.sh"}]}]},
@@ -76,7 +76,7 @@ def test_settings_with_a_hook_hookagent_would_not_run_are_refused(
 
 def test_the_refusal_counts_the_others(tmp_path: Path) -> None:
     hooks = {
-        "PreToolUse": [{"hooks": [RM_GUARD, {"type": "http", "url": "http://localhost"}]}],
+        "PreToolUse": [{"hooks": [RM_GUARD, {"type": "mcp_tool", "server": "s", "tool": "t"}]}],
         "Nope": [{"hooks": []}],
     }
     with pytest.raises(h.ConfigError, match=r"\(and 2 more: hooks\.PreToolUse\[0\]\.hooks\[1\]"):
@@ -95,13 +95,14 @@ async def test_allowed_they_are_logged_and_every_run_records_them(
     )
     where = f"{file}, hooks.PreToolUse[0].hooks[0].type"
     assert [r.getMessage() for r in caplog.records] == [
-        f'{where}: handlers of type "prompt" are not run by hookagent (only "command" is); not run'
+        f'{where}: handlers of type "agent" are not run by hookagent (it runs command, http); '
+        "not run"
     ]
     result = await agent.run("clean up")
     assert result.status == "completed"
     assert result.tool_calls[0].result.content == "ran: rm -rf build"  # as the user allowed
     assert result.state.metadata[NOT_RUN_KEY] == [
-        f'{where}: handlers of type "prompt" are not run by hookagent (only "command" is)'
+        f'{where}: handlers of type "agent" are not run by hookagent (it runs command, http)'
     ]
     [decision] = result.decisions.at(h.EXECUTION_START)
     [vote] = decision.votes

@@ -25,8 +25,15 @@ from hookagent.capabilities.bash.tool import ENV_FILE_KEY
 from hookagent.claude.checks import check_settings
 from hookagent.claude.combine import combine
 from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
+from hookagent.claude.http_hook import run_http
 from hookagent.claude.matchers import ClaudeMatcher, compile_claude_matcher
-from hookagent.claude.model import HandlerSpec, HandlerVerdict, LoadedSettings
+from hookagent.claude.model import (
+    RUN_TYPES,
+    HandlerSpec,
+    HandlerVerdict,
+    LoadedSettings,
+    ProcessOutcome,
+)
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.output import read_verdict
 from hookagent.claude.payload import build_payload, claude_tool_input, claude_tool_name
@@ -104,7 +111,7 @@ class ClaudeHooks:
     def hooks(self) -> Iterable[Hook[Any]]:
         groups: dict[tuple[str, bool], list[Selected]] = {}
         for spec in self.settings.handlers:
-            if spec.type == "command" and spec.event in FIRED:
+            if spec.type in RUN_TYPES and spec.event in FIRED:
                 key = (spec.event, spec.source.kind == "managed")
                 groups.setdefault(key, []).append(_select(spec))
         for (event_name, managed), selected in groups.items():
@@ -246,7 +253,30 @@ class EventHandlers:
         flush: Callable[[], None],
     ) -> HandlerVerdict:
         options = self._options
-        outcome = await run_handler(
+        if spec.type == "http":
+            flush()  # the payload names the transcript
+            outcome = await run_http(spec, payload, timeout=limit, spill_dir=session.files)
+        else:
+            outcome = await self._command(spec, payload, session, env_file, limit, flush)
+        return read_verdict(
+            self._event,
+            outcome,
+            spec,
+            failure_default=options.on_failure_default,
+            spill_dir=session.files,
+        )
+
+    async def _command(
+        self,
+        spec: HandlerSpec,
+        payload: dict[str, Any],
+        session: ClaudeSession,
+        env_file: str | None,
+        limit: float,
+        flush: Callable[[], None],
+    ) -> ProcessOutcome:
+        options = self._options
+        return await run_handler(
             spec,
             payload,
             cwd=session.payload.cwd,
@@ -257,13 +287,6 @@ class EventHandlers:
             kill_grace=options.kill_grace_s,
             before_stdin=flush,
             env=session.env(spec, with_env_file=env_file is not None),
-            spill_dir=session.files,
-        )
-        return read_verdict(
-            self._event,
-            outcome,
-            spec,
-            failure_default=options.on_failure_default,
             spill_dir=session.files,
         )
 
@@ -303,12 +326,12 @@ def _written(path: str) -> bool:
 
 
 def _dedup(specs: list[HandlerSpec]) -> list[HandlerSpec]:
-    """One run per command string among settings-file handlers, as Claude Code does (also
-    across matchers); a plugin's copy runs on its own."""
-    seen: set[tuple[str | None, tuple[str, ...] | None]] = set()
+    """One run per command string (http: per url) among settings-file handlers, as Claude
+    Code does (also across matchers); a plugin's copy runs on its own."""
+    seen: set[tuple[str, str | None, tuple[str, ...] | None]] = set()
     kept = []
     for spec in specs:
-        key = (spec.command, spec.args)
+        key = (spec.type, spec.command or spec.url or spec.prompt, spec.args)
         if spec.source.kind != "plugin":
             if key in seen:
                 continue
@@ -329,7 +352,7 @@ def _decider(decision: str, verdicts: Sequence[tuple[HandlerSpec, HandlerVerdict
 
 
 def _describe(spec: HandlerSpec) -> str:
-    command = spec.command or ""
+    command = spec.command or spec.url or spec.prompt or ""
     if spec.args:
         command = " ".join([command, *spec.args])
     return f"{command} ({spec.label})"

@@ -1,4 +1,5 @@
-"""One output stream of a command hook, read to its end with bounded memory.
+"""One output stream of a command hook, or an HTTP hook's response body, read to its end
+with bounded memory.
 
 The first bytes stay in memory (what the verdict is read from); once the stream is longer, all
 of it goes to a file in the run's folder as it is read, so nothing the hook said is lost and
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import AsyncIterable, AsyncIterator
 from pathlib import Path
 from typing import IO, Final, final
 
@@ -49,8 +51,12 @@ class OutputCapture:
         """Bytes the stream carried."""
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
+        await self.consume(_chunks(stream))
+
+    async def consume(self, chunks: AsyncIterable[bytes]) -> None:
+        """Read `chunks` to their end (an HTTP hook's response body, a pipe)."""
         try:
-            while chunk := await stream.read(CHUNK):
+            async for chunk in chunks:
                 if not self._dropping:
                     await self._take(chunk)
         finally:
@@ -97,6 +103,11 @@ class OutputCapture:
 
     def text(self) -> str:
         return self._head.decode("utf-8", errors="replace")
+
+
+async def _chunks(stream: asyncio.StreamReader) -> AsyncIterator[bytes]:
+    while chunk := await stream.read(CHUNK):
+        yield chunk
 
 
 def _unlink_quietly(path: str) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "HandlerVerdict",
     "LoadedSettings",
     "ProcessOutcome",
+    "RUN_TYPES",
     "SourceKind",
     "SettingsSource",
     "Skipped",
@@ -66,6 +67,9 @@ CLAUDE_EVENTS: Final = frozenset(
 )
 """Every event name Claude Code documents; handlers under any other name never run."""
 
+RUN_TYPES: Final = frozenset({"command", "http"})
+"""The handler types hookagent runs; a handler of another type is `Skipped`."""
+
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,7 +91,7 @@ class HandlerSpec:
     matcher: str | None
     """The group's matcher string as written (None when absent)."""
     type: str
-    """command | http | mcp_tool | prompt | agent (only command runs; see `Skipped`)."""
+    """command | http | mcp_tool | prompt | agent (`settings.RUN_TYPES` run; see `Skipped`)."""
     command: str | None = None
     args: tuple[str, ...] | None = None
     """Exec form: run `command` with these arguments, no shell."""
@@ -99,6 +103,19 @@ class HandlerSpec:
     async_rewake: bool = False
     shell: str | None = None
     status_message: str | None = None
+    url: str | None = None
+    """http: where the event is POSTed."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """http: header names and values as written (`$VAR` expanded when sent)."""
+    allowed_env_vars: tuple[str, ...] = ()
+    """http: the variables a header value may name; any other expands to ""."""
+    prompt: str | None = None
+    """prompt: what the model is asked (`$ARGUMENTS`: the event JSON)."""
+    model: str | None = None
+    """prompt: the model that answers, as configured."""
+    continue_on_block: bool = False
+    """prompt: `ok: false` on PreToolUse/PostToolUse feeds the reason back and the turn goes
+    on, instead of ending it."""
     source: SettingsSource
     where: str
     """JSON path of the handler in its file, e.g. `hooks.PreToolUse[0].hooks[1]`."""

@@ -36,6 +36,7 @@ __all__ = [
     "hook_env",
     "run_all",
     "run_handler",
+    "stdin_line",
     "timeout_for",
 ]
 
@@ -187,7 +188,7 @@ async def run_handler(
     out = OutputCapture(output_cap, spill_dir, f"{stem}-stdout")
     err = OutputCapture(STDERR_KEEP, spill_dir, f"{stem}-stderr")
     tasks = [
-        asyncio.ensure_future(_feed(proc.stdin, _stdin_line(payload))),
+        asyncio.ensure_future(_feed(proc.stdin, stdin_line(payload))),
         asyncio.ensure_future(out.drain(proc.stdout)),
         asyncio.ensure_future(err.drain(proc.stderr)),
     ]
@@ -252,7 +253,7 @@ def _session_end_budget(specs: Sequence[HandlerSpec]) -> float:
     return max(default, min(max(configured, default=default), _SESSION_END_MAX))
 
 
-def _stdin_line(payload: Mapping[str, Any]) -> bytes:
+def stdin_line(payload: Mapping[str, Any]) -> bytes:
     """`JSON.stringify` of the payload: compact, raw UTF-8, lone surrogates escaped."""
     line = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     return line.encode("utf-8", errors="backslashreplace")

@@ -23,7 +23,14 @@ from typing import Annotated, Any, Final, Literal, final
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from hookagent.claude.events import FIRED
-from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, SettingsSource, Skipped, SourceKind
+from hookagent.claude.model import (
+    CLAUDE_EVENTS,
+    RUN_TYPES,
+    HandlerSpec,
+    SettingsSource,
+    Skipped,
+    SourceKind,
+)
 from hookagent.errors import ConfigError
 
 __all__ = [
@@ -40,6 +47,11 @@ PLUGIN_ROOT: Final = "${CLAUDE_PLUGIN_ROOT}"
 shell, as Claude Code does."""
 
 HANDLER_TYPES: Final = frozenset({"command", "http", "mcp_tool", "prompt", "agent"})
+_RUN_LIST: Final = ", ".join(sorted(RUN_TYPES))
+_NO_HTTP: Final = frozenset({"SessionStart", "Setup"})
+"""Events where Claude Code runs only command and mcp_tool handlers."""
+_UNAPPLIED: Final = ("allowedHttpHookUrls", "httpHookAllowedEnvVars")
+"""Settings keys that bound http handlers in Claude Code and that hookagent does not apply."""
 IF_EVENTS: Final = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
 )
@@ -82,6 +94,12 @@ class _Handler(BaseModel):
     async_rewake: bool = Field(default=False, alias="asyncRewake")
     shell: str | None = None
     status_message: str | None = Field(default=None, alias="statusMessage")
+    url: str | None = None
+    headers: dict[str, str] | None = None
+    allowed_env_vars: list[str] | None = Field(default=None, alias="allowedEnvVars")
+    prompt: str | None = None
+    model: str | None = None
+    continue_on_block: bool = Field(default=False, alias="continueOnBlock")
 
 
 class _Group(BaseModel):
@@ -101,13 +119,18 @@ class _File(BaseModel):
 
 _GROUPS: Final = TypeAdapter(list[_Group])
 _RULES: Final = {
-    **dict.fromkeys(("matcher", "type", "command", "statusMessage"), "must be a string"),
     **dict.fromkeys(
-        ("async", "asyncRewake", "disableAllHooks", "allowManagedHooksOnly"),
+        ("matcher", "type", "command", "statusMessage", "url", "prompt", "model"),
+        "must be a string",
+    ),
+    **dict.fromkeys(
+        ("async", "asyncRewake", "disableAllHooks", "allowManagedHooksOnly", "continueOnBlock"),
         "must be true or false",
     ),
     "hooks": "must be a list of handlers",
     "args": "must be a list of strings",
+    "allowedEnvVars": "must be a list of variable names",
+    "headers": "must be an object mapping header names to strings",
     "timeout": "must be a positive number of seconds",
     "if": 'must be a string holding one permission rule, e.g. "Bash(git *)"',
     "onFailure": 'must be "continue" or "block"',
@@ -144,6 +167,12 @@ def parse_settings(data: object, source: SettingsSource) -> FileSettings:
     except ValidationError as exc:
         raise _shape_error(exc, data, "", source.path) from None
     notes = _Notes(source)
+    for key in _UNAPPLIED:
+        if isinstance(data, Mapping) and key in data:
+            notes.warn(
+                key,
+                "not applied by hookagent: http handlers use their url and headers as written",
+            )
     handlers: list[HandlerSpec] = []
     for event, groups in (top.hooks or {}).items():
         if event not in CLAUDE_EVENTS:
@@ -229,8 +258,12 @@ def _spec(
         notes.warn(f"{where}.command", "empty command; ignored")
         return None
     command, args = _command(handler, source, where)
-    if kind != "command":
-        message = f'handlers of type "{kind}" are not run by hookagent (only "command" is)'
+    _require(handler, source, where)
+    if kind not in RUN_TYPES:
+        message = f'handlers of type "{kind}" are not run by hookagent (it runs {_RUN_LIST})'
+        notes.skip(f"{where}.type", kind, message)
+    elif kind == "http" and event in _NO_HTTP:
+        message = f'Claude Code does not run "http" handlers on {event} (only command, mcp_tool)'
         notes.skip(f"{where}.type", kind, message)
     elif dead := sorted(
         {m for text in (command, *(args or ())) for m in _DEAD_VARS.findall(text or "")}
@@ -254,6 +287,12 @@ def _spec(
         async_rewake=handler.async_rewake,
         shell=handler.shell,
         status_message=handler.status_message,
+        url=handler.url,
+        headers=tuple((handler.headers or {}).items()),
+        allowed_env_vars=tuple(handler.allowed_env_vars or ()),
+        prompt=handler.prompt,
+        model=handler.model,
+        continue_on_block=handler.continue_on_block,
         source=source,
         where=where,
     )
@@ -273,6 +312,17 @@ def _command(
         None if handler.args is None else tuple(a.replace(PLUGIN_ROOT, root) for a in handler.args)
     )
     return handler.command.replace(PLUGIN_ROOT, root), args
+
+
+_REQUIRED: Final = {"http": "url", "prompt": "prompt", "agent": "prompt"}
+
+
+def _require(handler: _Handler, source: SettingsSource, where: str) -> None:
+    """A handler missing the field its type runs on is refused, as Claude Code refuses it."""
+    field = _REQUIRED.get(handler.type)
+    if field is not None and not getattr(handler, field):
+        message = f'a {handler.type} handler needs a non-empty "{field}" string'
+        raise ConfigError(message, file=source.path, key=f"{where}.{field}")
 
 
 def _unknown_event(event: str, entries: object) -> str:
@@ -296,8 +346,9 @@ def _shape_error(exc: ValidationError, data: object, prefix: str, file: str) -> 
     """The first problem pydantic found, in our words, at its JSON path."""
     error = exc.errors()[0]
     loc = list(error["loc"])
-    if "args" in loc:  # name the whole list, not the one bad item
-        loc = loc[: loc.index("args") + 1]
+    for whole in ("args", "allowedEnvVars", "headers"):  # name the whole value, not one item
+        if whole in loc:
+            loc = loc[: loc.index(whole) + 1]
     key = (prefix + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)).lstrip(".")
     value, last = _at(data, loc), (loc[-1] if loc else None)
     if error["type"] == "missing":
