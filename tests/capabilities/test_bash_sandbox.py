@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from hookagent.capabilities.bash import Bash, BashPolicy
+from hookagent.capabilities.bash import Bash, BashPolicy, seccomp
 from hookagent.capabilities.bash.sandbox import NetworkMode
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
@@ -329,6 +329,24 @@ async def test_a_denied_unix_socket_cannot_be_reached(area: Area) -> None:
         assert result.is_error
         with pytest.raises(TimeoutError):
             server.accept()
+
+
+@pytest.mark.skipif(seccomp.program() is None, reason="no seccomp filter for this machine")
+async def test_no_unix_socket_can_be_made_even_when_not_denied(area: Area) -> None:
+    """The seccomp filter: socket(AF_UNIX) fails, so a socket outside the deny paths is not
+    reachable either; socketpair() still works."""
+    path = area.out / "svc.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        server.listen()
+        server.settimeout(0.3)
+        send = f"s = socket.socket(socket.AF_UNIX); s.connect('{path}'); s.send(b'hi')"
+        result = await run(sandboxed(area), f'{PY} -c "import socket; {send}"')
+        assert "Operation not permitted" in result.content
+        with pytest.raises(TimeoutError):
+            server.accept()
+    pair = await run(sandboxed(area), f'{PY} -c "import socket; socket.socketpair()"')
+    assert not pair.is_error, pair.content
 
 
 async def test_network_allow_reaches_loopback(

@@ -90,12 +90,13 @@ async def run_command(
     keep_tail: int,
     spill: tuple[Path, str] | None = None,
     spill_after: int = 0,
+    pass_fds: Sequence[int] = (),
 ) -> Completed:
     """Run `argv` to completion or `limit` seconds. Raises `OSError` if it cannot start.
 
     `spill` is a folder and a file name stem: a stream longer than `spill_after` bytes (at
     most `keep_head + keep_tail`) is saved whole there, as `<stem>-stdout-….txt` or
-    `<stem>-stderr-….txt`."""
+    `<stem>-stderr-….txt`. `pass_fds` are inherited by the command."""
     started = perf_counter()
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -105,6 +106,7 @@ async def run_command(
         cwd=cwd,
         env=dict(env),
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
     )
     assert proc.stdout is not None and proc.stderr is not None
     out = _HeadTail(keep_head, keep_tail, _target(spill, "stdout"), spill_after)

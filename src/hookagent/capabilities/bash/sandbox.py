@@ -12,7 +12,8 @@ has a network. `wrap` turns a profile and a command into a `bwrap` command line:
   command starts is killed when it ends (`--die-with-parent` ties it to the call too); no
   network unless the profile allows it (`--share-net`); a new session (`--new-session`), so
   no terminal can be written to;
-- no capabilities: `mount`, `chroot`, `unshare` and `nsenter` fail inside.
+- no capabilities: `mount`, `chroot`, `unshare` and `nsenter` fail inside;
+- no new Unix-domain sockets (`seccomp.py`), so no service is reachable through one.
 
 `probe_bwrap` checks once per process that `bwrap` exists and can make its namespaces here
 (a container without user namespaces cannot), and says why not.
@@ -28,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, final
+
+from hookagent.capabilities.bash import seccomp
 
 __all__ = [
     "DEFAULT_DENY_PATHS",
@@ -106,9 +109,11 @@ def wrap(
     cwd: str,
     *,
     read_only: Sequence[tuple[str, str]] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The `bwrap` command line that runs `argv` in `cwd` under `profile`; each
-    `(outside, inside)` of `read_only` is shown read-only at `inside`, even when denied."""
+    `(outside, inside)` of `read_only` is shown read-only at `inside`, even when denied;
+    `seccomp_fd` holds the filter of `seccomp.py` (the process must inherit it)."""
     line = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in profile.writable:
         line += ["--bind", path, path]
@@ -122,6 +127,8 @@ def wrap(
     line += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     if profile.network == "allow":
         line.append("--share-net")
+    if seccomp_fd is not None:
+        line += ["--seccomp", str(seccomp_fd)]
     line += ["--chdir", cwd, "--", *argv]
     return line
 
@@ -132,13 +139,23 @@ def probe_bwrap() -> Probe:
     found = shutil.which("bwrap")
     if found is None:
         return Probe(None, "bwrap (bubblewrap) is not installed")
-    test = wrap(found, ["true"], SandboxProfile(writable=(), deny=()), "/")
+    filter_program = seccomp.program()
+    fd = None if filter_program is None else seccomp.program_fd(filter_program)
+    test = wrap(found, ["true"], SandboxProfile(writable=(), deny=()), "/", seccomp_fd=fd)
     try:
         done = subprocess.run(
-            test, check=False, stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT
+            test,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_PROBE_TIMEOUT,
+            pass_fds=() if fd is None else (fd,),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Probe(None, f"{found} could not be run: {exc}")
+    finally:
+        if fd is not None:
+            os.close(fd)
     if done.returncode != 0:
         detail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         return Probe(None, f"{found} cannot make its sandbox here: {detail[0]}")

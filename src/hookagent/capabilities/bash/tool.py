@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Final, final
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from hookagent.capabilities.bash import seccomp
 from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
@@ -104,6 +105,7 @@ class BashTool(ModelTool[BashArgs]):
             **profile.as_data(),
         }
         env_file = _env_file(ctx)
+        fds: list[int] = []
         if probe.path is None:
             record["reason"] = probe.reason
             if args.sandbox is not None:
@@ -125,7 +127,17 @@ class BashTool(ModelTool[BashArgs]):
             inside = None if env_file is None else SANDBOX_ENV_FILE
             command = [_shell(env), "-c", _sourcing(inside, args.command)]
             shown = () if env_file is None else ((env_file, SANDBOX_ENV_FILE),)
-            argv = wrap(probe.path, command, profile, str(self.root), read_only=shown)
+            filter_program = seccomp.program()
+            if filter_program is not None:
+                fds.append(seccomp.program_fd(filter_program))
+            argv = wrap(
+                probe.path,
+                command,
+                profile,
+                str(self.root),
+                read_only=shown,
+                seccomp_fd=fds[0] if fds else None,
+            )
         try:
             done = await run_command(
                 argv,
@@ -137,9 +149,13 @@ class BashTool(ModelTool[BashArgs]):
                 keep_tail=self.policy.keep_tail,
                 spill=(ctx.run.files, f"bash-{ctx.call.id}"),
                 spill_after=self.policy.max_output,
+                pass_fds=fds,
             )
         except OSError as exc:
             return ToolResult.error(f"Could not start {argv[0]}: {exc.strerror or exc}")
+        finally:
+            for fd in fds:
+                os.close(fd)
         return self._result(done, limit, record)
 
     def _limit(self, timeout_ms: float | None) -> float | str:
