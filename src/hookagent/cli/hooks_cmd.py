@@ -18,23 +18,24 @@ import asyncio
 import difflib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from hookagent.claude.bridge import Selected
 from hookagent.claude.checks import check_settings
 from hookagent.claude.combine import combine
-from hookagent.claude.events import FIRED, TOOL_EVENTS
+from hookagent.claude.events import TOOL_EVENTS
 from hookagent.claude.matchers import compile_claude_matcher
 from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, LoadedSettings, SettingsSource
 from hookagent.claude.output import read_verdict
 from hookagent.claude.rules import compile_rule
 from hookagent.claude.runner import default_timeout, run_handler
 from hookagent.claude.sources import discover
+from hookagent.cli.hooks_check import check_report, handler_text, print_check
 from hookagent.cli.validate import existing_dir
 from hookagent.errors import ConfigError
 
@@ -91,12 +92,19 @@ def check(
     strict: Annotated[
         bool, typer.Option("--strict", help="Count warnings as errors (exit 1).")
     ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    wide: Annotated[
+        bool,
+        typer.Option("--wide", help="One line per handler, however long (default: wrapped)."),
+    ] = False,
 ) -> None:
     """Validate settings files and list which handler fires where (exit 1 on errors)."""
 
     def go() -> int:
         existing_dir("--project", project)
-        return _check(settings or [], project, not no_discover, allow_unsupported_hooks, strict)
+        out = _Out(json=as_json, wide=wide)
+        files = settings or []
+        return _check(files, project, not no_discover, allow_unsupported_hooks, strict, out)
 
     raise typer.Exit(_guard(go))
 
@@ -131,6 +139,12 @@ def test(
     raise typer.Exit(_guard(go))
 
 
+@dataclass(frozen=True, slots=True)
+class _Out:
+    json: bool
+    wide: bool
+
+
 def _known_event(event: str) -> None:
     if event in CLAUDE_EVENTS:
         return
@@ -153,46 +167,12 @@ def _load(files: list[Path], project: Path, standard: bool) -> LoadedSettings:
     return discover(project, explicit=files, include_standard=standard)
 
 
-def _check(files: list[Path], project: Path, standard: bool, allow: bool, strict: bool) -> int:
-    loaded = _load(files, project, standard)
-    console = Console(soft_wrap=True, highlight=False)
-    console.print("files: " + (", ".join(loaded.files) or "none"))
-    table = Table("event", "point", "matcher", "if", "handler", "timeout", "where")
-    for spec in loaded.handlers:
-        point = FIRED[spec.event].point.name if spec.event in FIRED else "(not fired)"
-        timeout = spec.timeout if spec.timeout is not None else default_timeout(spec.event)
-        table.add_row(
-            spec.event,
-            point,
-            spec.matcher or "*",
-            spec.if_rule or "",
-            _command(spec),
-            f"{timeout:g} s",
-            spec.label,
-        )
-    console.print(table)
-    report = check_settings(loaded)
-    for warning in report.warnings:
-        console.print(f"warning: {warning}")
-    for skipped in report.skipped:
-        console.print(f"warning: {skipped}; not run" if allow else f"error: {skipped}")
-    errors = 0 if allow else len(report.skipped)
-    warnings = len(report.warnings) + len(report.skipped) - errors
-    console.print(f"{len(loaded.handlers)} handlers, {errors} errors, {warnings} warnings")
-    if errors:
-        console.print(
-            "hookagent would not run these hooks, so `run` refuses the settings; "
-            "--allow-unsupported-hooks runs without them"
-        )
-    if strict and warnings:
-        console.print("--strict: the warnings count as errors")
-    return 1 if errors or (strict and warnings) else 0
-
-
-def _command(spec: HandlerSpec) -> str:
-    if spec.type != "command":
-        return f"({spec.type}: not run)"
-    return " ".join([spec.command or "", *(spec.args or ())])
+def _check(
+    files: list[Path], project: Path, standard: bool, allow: bool, strict: bool, out: _Out
+) -> int:
+    report = check_report(_load(files, project, standard), allow=allow, strict=strict)
+    print_check(report, as_json=out.json, wide=out.wide)
+    return 0 if report["ok"] else 1
 
 
 def _specs(
@@ -257,7 +237,7 @@ async def _test(
         "system_message": "\n".join(merged.system_messages) or None,
         "hooks": [
             {
-                "command": _command(spec),
+                "command": handler_text(spec),
                 "exit_code": o.exit_code,
                 "duration_ms": round(o.duration_ms, 1),
                 "error": v.error or o.error,

@@ -12,14 +12,15 @@ from __future__ import annotations
 import getpass
 import os
 import shlex
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from hookagent.cli.agent_spec import CLI_KEY, RunOptions, build_agent, options_of, saved_options
-from hookagent.cli.session_views import Outcome, call_text, question_dict, report
+from hookagent.cli.session_views import Outcome, call_text, emit_json, question_dict, report
 from hookagent.cli.store_access import existing, in_store
 from hookagent.durable.answers import Scope
 from hookagent.durable.sessions import answer, find_run
@@ -81,9 +82,13 @@ def answer_questions(
     scope: Scope,
     reason: str | None,
     ttl: float | None = None,
+    *,
+    json_output: bool = False,
 ) -> int:
     """Approve or deny the open question(s) of run `key` (only the one about `call` if
-    given), print what was answered, then resume the run or say how to."""
+    given), print what was answered, then resume the run or say how to. `json_output`: one
+    object, `{"run_id", "answered": [...], "resume"}`, or with `resume_now` the resumed
+    run's object with `answered` added."""
     by = f"cli:{_user()}"
     answered = in_store(
         existing(store_url),
@@ -98,6 +103,17 @@ def answer_questions(
             by=by,
         ),
     )
+    run_id = answered[0].run_id
+    flag = f" --store {shlex.quote(store_url)}" if store_url is not None else ""
+    if json_output:
+        given = {"approved": approved, "scope": scope if approved else None, "ttl": ttl}
+        records = [{**question_dict(q), **given, "reason": reason, "by": by} for q in answered]
+        if resume_now:
+            return resume_run(run_id, store_url, json_output=True, extra={"answered": records})
+        emit_json(
+            {"run_id": run_id, "answered": records, "resume": f"hookagent resume {run_id}{flag}"}
+        )
+        return 0
     verb = "approved" if approved else "denied"
     for question in answered:
         data = question_dict(question)
@@ -111,10 +127,8 @@ def answer_questions(
         if reason:
             details.append(f"reason: {reason}")
         typer.echo(f"{verb} {what} ({'; '.join(details)}) as {by}")
-    run_id = answered[0].run_id
     if resume_now:
         return resume_run(run_id, store_url, json_output=False)
-    flag = f" --store {shlex.quote(store_url)}" if store_url is not None else ""
     typer.echo(f"continue it: hookagent resume {run_id}{flag} (or let `hookagent worker` take it)")
     return 0
 
@@ -127,9 +141,17 @@ def _user() -> str:
 
 
 # -- resume -----------------------------------------------------------------------------------
-def resume_run(key: str, store_url: str | None, *, json_output: bool, force: bool = False) -> int:
+def resume_run(
+    key: str,
+    store_url: str | None,
+    *,
+    json_output: bool,
+    force: bool = False,
+    extra: Mapping[str, Any] | None = None,
+) -> int:
     """Take run `key` up where it stopped, show what it did since, report; the exit code.
-    `force`: take it over from a holder that is provably gone (see `durable.lease`)."""
+    `force`: take it over from a holder that is provably gone (see `durable.lease`);
+    `extra`: keys added to the `--json` object."""
     from hookagent.cli.app import EXIT_INTERRUPTED, _console, exit_code, kept_line
 
     opened = existing(store_url)
@@ -152,7 +174,7 @@ def resume_run(key: str, store_url: str | None, *, json_output: bool, force: boo
     console = _console()
     if not json_output:
         _print_resumed(console, outcome, steps_from=since[0], decisions_from=since[1])
-    report(outcome, json_output=json_output, console=console, store_url=store_url)
+    report(outcome, json_output=json_output, console=console, store_url=store_url, extra=extra)
     return exit_code(outcome.result)
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "Outcome",
     "call_text",
     "detail_dict",
+    "emit_json",
     "plain_console",
     "print_detail",
     "print_sessions",
@@ -56,8 +57,22 @@ class Outcome:
         return self.session.name or self.session.id
 
 
-def report(outcome: Outcome, *, json_output: bool, console: Console, store_url: str | None) -> None:
-    """The run's result as one JSON object, or (as text) its questions if it waits."""
+def emit_json(data: Any) -> None:
+    """What every `--json` prints: one JSON document on stdout, indented, snake_case keys,
+    null for what is absent."""
+    typer.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+
+
+def report(
+    outcome: Outcome,
+    *,
+    json_output: bool,
+    console: Console,
+    store_url: str | None,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """The run's result as one JSON object (with `extra` keys), or (as text) its questions
+    if it waits."""
     if json_output:
         session = outcome.session
         data = {
@@ -65,8 +80,9 @@ def report(outcome: Outcome, *, json_output: bool, console: Console, store_url: 
             "session_id": outcome.result.state.session_id,
             "session": session.name if session is not None else None,
             "questions": [question_dict(q) for q in outcome.questions],
+            **(extra or {}),
         }
-        typer.echo(json.dumps(data, indent=2, default=str))
+        emit_json(data)
     elif outcome.result.status == "waiting":
         _print_waiting(console, outcome, store_url)
 

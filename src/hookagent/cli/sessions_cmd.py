@@ -13,7 +13,6 @@ The commands here only parse their options: `session_runs` starts, answers and r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Annotated, Final
 
@@ -22,6 +21,7 @@ import typer
 from hookagent.cli.session_runs import answer_questions, resume_run, run_in_session
 from hookagent.cli.session_views import (
     detail_dict,
+    emit_json,
     plain_console,
     print_detail,
     print_sessions,
@@ -88,7 +88,7 @@ def ls(
         opened = open_at(store)
         found = [] if missing(opened) else in_store(opened, lambda s: s.sessions(limit=limit))
         if json_output:
-            typer.echo(json.dumps([session_dict(s) for s in found], indent=2))
+            emit_json([session_dict(s) for s in found])
         elif not found:
             typer.echo(f"no sessions in {opened.url}")
         else:
@@ -109,7 +109,7 @@ def show(
     def go() -> int:
         detail = in_store(existing(store), lambda s: inspect(s, key))
         if json_output:
-            typer.echo(json.dumps(detail_dict(detail), indent=2, default=str))
+            emit_json(detail_dict(detail))
         else:
             print_detail(plain_console(), detail, store)
         return 0
@@ -124,11 +124,15 @@ def fork_cmd(
         str | None, typer.Option("--name", help="The new session's name (default: none).")
     ] = None,
     store: StoreOpt = None,
+    json_output: JsonOpt = False,
 ) -> None:
     """A new session that starts with the conversation of ID's newest run."""
 
     def go() -> int:
         session = in_store(existing(store), lambda s: fork(s, key, name))
+        if json_output:
+            emit_json(session_dict(session))
+            return 0
         typer.echo(
             f"forked {key} into session {session.name or session.id} (id {session.id}); "
             f"continue it: hookagent run PROMPT -m MODEL --session {session.name or session.id}"
@@ -158,6 +162,7 @@ def approve(
     reason: Annotated[str | None, typer.Option("--reason", metavar="TEXT")] = None,
     store: StoreOpt = None,
     resume_now: ResumeOpt = False,
+    json_output: JsonOpt = False,
 ) -> None:
     """Approve the open question(s) of a waiting run (or only the one about CALL)."""
 
@@ -165,7 +170,9 @@ def approve(
         if scope not in _SCOPES:
             raise ConfigError(f"--scope is once, run or session, not {scope!r}")
         positive_number("--ttl", ttl, unit=" of seconds")
-        return answer_questions(key, call, store, resume_now, True, _SCOPES[scope], reason, ttl)
+        return answer_questions(
+            key, call, store, resume_now, True, _SCOPES[scope], reason, ttl, json_output=json_output
+        )
 
     raise typer.Exit(guard(go))
 
@@ -178,10 +185,15 @@ def deny(
     call: CallArg = None,
     store: StoreOpt = None,
     resume_now: ResumeOpt = False,
+    json_output: JsonOpt = False,
 ) -> None:
     """Deny the open question(s) of a waiting run (or only the one about CALL)."""
     raise typer.Exit(
-        guard(lambda: answer_questions(key, call, store, resume_now, False, "once", reason))
+        guard(
+            lambda: answer_questions(
+                key, call, store, resume_now, False, "once", reason, json_output=json_output
+            )
+        )
     )
 
 
@@ -216,10 +228,19 @@ def worker(
     max_runs: Annotated[
         int | None, typer.Option("--max-runs", min=1, help="Stop after this many runs.")
     ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print each event as one JSON object per line.")
+    ] = False,
 ) -> None:
     """Take up the store's runnable runs one after another; Ctrl-C stops it.
 
     A run is runnable once its questions are answered, when it is queued, or when the
     worker that ran it died (its lease ran out)."""
 
-    raise typer.Exit(guard(lambda: run_worker(store, poll=poll, once=once, max_runs=max_runs)))
+    raise typer.Exit(
+        guard(
+            lambda: run_worker(
+                store, poll=poll, once=once, max_runs=max_runs, json_output=json_output
+            )
+        )
+    )

@@ -10,7 +10,10 @@ frozen or cut off past its lease, and the run was taken over) stops at once: `Le
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -25,17 +28,32 @@ from hookagent.store.records import RunRecord
 __all__ = ["run_worker", "work"]
 
 
-def run_worker(store_url: str | None, *, poll: float, once: bool, max_runs: int | None) -> int:
-    """The worker on the store at `store_url` until it is told to stop (or Ctrl-C); exit 0."""
+Log = Callable[..., None]
+"""Reports one thing the worker did: `log(event, text, **fields)`."""
+
+
+def run_worker(
+    store_url: str | None,
+    *,
+    poll: float,
+    once: bool,
+    max_runs: int | None,
+    json_output: bool = False,
+) -> int:
+    """The worker on the store at `store_url` until it is told to stop (or Ctrl-C); exit 0.
+    `json_output`: each line is one JSON object (`time`, `event`, and the event's fields)."""
     opened = open_at(store_url)
+    log = _json_line if json_output else _text_line
     try:
-        asyncio.run(work(opened, poll=poll, once=once, max_runs=max_runs))
+        asyncio.run(work(opened, poll=poll, once=once, max_runs=max_runs, log=log))
     except KeyboardInterrupt:
-        _log("worker stopped")
+        log("stopped", "worker stopped")
     return 0
 
 
-async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -> None:
+async def work(
+    store: Store, *, poll: float, once: bool, max_runs: int | None, log: Log | None = None
+) -> None:
     """Claim, rebuild, resume, until told to stop. A run that cannot be rebuilt or resumed is
     held (its lease kept, under a name this worker then stops claiming with) until nothing
     else is runnable, then released: it neither blocks the runs behind it nor is retried in
@@ -46,7 +64,8 @@ async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -
     held: list[tuple[str, str, int]] = []  # (run id, the name holding it, its epoch)
     skipped: set[str] = set()
     reported: dict[str, str] = {}
-    _log(f"worker {base} on {store.url}")
+    log = log or _text_line
+    log("started", f"worker {base} on {store.url}", worker=base, store=store.url)
     try:
         while max_runs is None or handled < max_runs:
             run = await store.claim(name, time.time(), lease_seconds())
@@ -65,12 +84,18 @@ async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -
                 await asyncio.sleep(poll)
                 continue
             label = await _session_label(store, run)
-            problem = await _take_up(store, run, name, label)
+            problem = await _take_up(store, run, name, label, log)
             if problem is None:
                 handled += 1
                 continue
             if reported.get(run.id) != problem:
-                _log(f"run {run.id} · session {label} · skipped: {problem}")
+                log(
+                    "skipped",
+                    f"run {run.id} · session {label} · skipped: {problem}",
+                    run_id=run.id,
+                    session=label,
+                    problem=problem,
+                )
                 reported[run.id] = problem
             held.append((run.id, name, await _epoch(store, run, name)))
             skipped.add(run.id)
@@ -82,7 +107,7 @@ async def work(store: Store, *, poll: float, once: bool, max_runs: int | None) -
         await store.close()
 
 
-async def _take_up(store: Store, run: RunRecord, name: str, label: str) -> str | None:
+async def _take_up(store: Store, run: RunRecord, name: str, label: str, log: Log) -> str | None:
     """Resume `run` under `name`; what went wrong if it could not be."""
     try:
         agent, _ = build_agent(options_of(run), store)
@@ -99,7 +124,15 @@ async def _take_up(store: Store, run: RunRecord, name: str, label: str) -> str |
         status += " (asked again: approve or deny it)"
     elif result.error:
         status += f" ({short(result.error)})"
-    _log(f"run {run.id} · session {label} · {status}")
+    log(
+        "run",
+        f"run {run.id} · session {label} · {status}",
+        run_id=run.id,
+        session=label,
+        status=result.status,
+        stop_reason=result.stop_reason,
+        error=result.error,
+    )
     return None
 
 
@@ -114,5 +147,11 @@ async def _session_label(store: Store, run: RunRecord) -> str:
     return session.name or session.id if session is not None else run.session_id
 
 
-def _log(line: str) -> None:
-    typer.echo(f"{time.strftime('%H:%M:%S')} {line}")
+def _text_line(event: str, text: str, **fields: Any) -> None:
+    typer.echo(f"{time.strftime('%H:%M:%S')} {text}")
+
+
+def _json_line(event: str, text: str, **fields: Any) -> None:
+    """JSON Lines: a worker runs on, so each event is a document of its own."""
+    data = {"time": time.time(), "event": event, **fields}
+    typer.echo(json.dumps(data, default=str, ensure_ascii=False))
