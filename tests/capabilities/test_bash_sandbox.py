@@ -15,6 +15,7 @@ import socket
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,6 +233,13 @@ async def test_no_process_outlives_its_call(area: Area) -> None:
     await asyncio.sleep(2)
     left = sorted(path.name for path in area.root.glob("late-*"))
     assert left == [], [names[int(name.split("-")[1])] for name in left]
+
+
+async def test_a_timeout_stops_a_sandboxed_command_that_ignores_sigterm(area: Area) -> None:
+    started = time.monotonic()
+    result = await run(sandboxed(area), "trap '' TERM; sleep 30 & wait", timeout_ms=300)
+    assert time.monotonic() - started < 5
+    assert result.data["interrupted"] is True
 
 
 async def test_deny_paths_cannot_be_read_or_changed(
