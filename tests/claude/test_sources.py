@@ -336,8 +336,8 @@ def test_merge_keeps_each_files_warnings_and_skipped_hooks_in_order(tmp_path: Pa
 
 
 def test_hooks_switched_off_are_not_reported_as_skipped(tmp_path: Path) -> None:
-    prompt = {"hooks": {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "safe?"}]}]}}
-    user = parse_settings(prompt, SettingsSource(path="u", kind="user"))
-    managed = parse_settings(prompt, SettingsSource(path="m", kind="managed"))
+    agent = {"hooks": {"PreToolUse": [{"hooks": [{"type": "agent", "prompt": "safe?"}]}]}}
+    user = parse_settings(agent, SettingsSource(path="u", kind="user"))
+    managed = parse_settings(agent, SettingsSource(path="m", kind="managed"))
     off = parse_settings({"disableAllHooks": True}, SettingsSource(path="l", kind="local"))
     assert [s.source.path for s in merge([user, managed, off]).skipped] == ["m"]

@@ -95,14 +95,15 @@ async def test_allowed_they_are_logged_and_every_run_records_them(
     )
     where = f"{file}, hooks.PreToolUse[0].hooks[0].type"
     assert [r.getMessage() for r in caplog.records] == [
-        f'{where}: handlers of type "agent" are not run by hookagent (it runs command, http); '
-        "not run"
+        f'{where}: handlers of type "agent" are not run by hookagent '
+        "(it runs command, http, prompt); not run"
     ]
     result = await agent.run("clean up")
     assert result.status == "completed"
     assert result.tool_calls[0].result.content == "ran: rm -rf build"  # as the user allowed
     assert result.state.metadata[NOT_RUN_KEY] == [
-        f'{where}: handlers of type "agent" are not run by hookagent (it runs command, http)'
+        f'{where}: handlers of type "agent" are not run by hookagent '
+        "(it runs command, http, prompt)"
     ]
     [decision] = result.decisions.at(h.EXECUTION_START)
     [vote] = decision.votes

@@ -92,7 +92,7 @@ def test_allowed_the_run_goes_on_prints_the_warning_and_records_it(tmp_path: Pat
     where = "settings.json, hooks.PreToolUse[0].hooks[0].type"
     assert warnings(out.stderr) == [
         f'warning: {where}: handlers of type "agent" are not run by hookagent '
-        "(it runs command, http); not run"
+        "(it runs command, http, prompt); not run"
     ]
     data = json.loads(out.stdout[out.stdout.index("{") :])  # after the tool's own print
     [noted] = [d for d in data["decisions"] if d["point"] == "execution_start"]

@@ -17,7 +17,7 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, final
 
@@ -37,6 +37,7 @@ from hookagent.claude.model import (
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.output import read_verdict
 from hookagent.claude.payload import build_payload, claude_tool_input, claude_tool_name
+from hookagent.claude.prompt_hook import PromptModels, ask
 from hookagent.claude.rules import PermissionRule, compile_rule
 from hookagent.claude.runner import run_handler, timeout_for
 from hookagent.claude.session import ClaudeSession, Sessions
@@ -46,6 +47,8 @@ from hookagent.hooks.events import RunEvent
 from hookagent.hooks.hook import Hook, make_hook
 from hookagent.hooks.points import EXECUTION_END, EXECUTION_START, SESSION_END
 from hookagent.hooks.result import HookResult
+from hookagent.messages import Message
+from hookagent.models.base import Model
 from hookagent.tools.base import Tool
 
 __all__ = ["NOT_RUN_KEY", "ClaudeHooks", "Selected"]
@@ -104,6 +107,11 @@ class ClaudeHooks:
         for skipped in self.report.skipped:
             warn(f"{skipped}; not run")
         self._sessions = Sessions(self.options)
+        self._models = PromptModels(self.options.prompt_model, settings.handlers)
+
+    def bind_model(self, model: Model) -> None:
+        """The agent's own model answers prompt handlers that name no other."""
+        self._models.bind(model)
 
     def tools(self) -> Iterable[Tool]:
         return ()
@@ -117,7 +125,7 @@ class ClaudeHooks:
         for (event_name, managed), selected in groups.items():
             mapping = FIRED[event_name]
             runner = EventHandlers(
-                event_name, mapping, tuple(selected), self.options, self._sessions
+                event_name, mapping, tuple(selected), self.options, self._sessions, self._models
             )
             yield make_hook(
                 mapping.point,
@@ -177,7 +185,7 @@ def _select(spec: HandlerSpec) -> Selected:
 class EventHandlers:
     """The hook for one Claude Code event: select, run in parallel, merge, translate."""
 
-    __slots__ = ("_event", "_handlers", "_mapping", "_options", "_sessions")
+    __slots__ = ("_event", "_handlers", "_mapping", "_models", "_options", "_sessions")
 
     def __init__(
         self,
@@ -186,9 +194,10 @@ class EventHandlers:
         handlers: tuple[Selected, ...],
         options: ClaudeHookOptions,
         sessions: Sessions,
+        models: PromptModels,
     ) -> None:
         self._event, self._mapping, self._handlers = event_name, mapping, handlers
-        self._options, self._sessions = options, sessions
+        self._options, self._sessions, self._models = options, sessions, models
 
     async def __call__(self, event: Any) -> HookResult | None:
         if not applies_to(self._event, event):
@@ -208,7 +217,7 @@ class EventHandlers:
         payload = build_payload(self._event, event, session.payload)
         # the transcript is written while the hooks start: they learn its path from stdin
         flush = functools.partial(session.flush, event.run.messages)
-        verdicts = await self.run(chosen, payload, session, flush)
+        verdicts = await self.run(chosen, payload, session, flush, event.run.messages)
         combined = combine(
             self._event, verdicts, updated_input_conflict=self._options.updated_input_conflict
         )
@@ -227,20 +236,21 @@ class EventHandlers:
         payload: dict[str, Any],
         session: ClaudeSession,
         flush: Callable[[], None],
+        conversation: Sequence[Message] = (),
     ) -> list[tuple[HandlerSpec, HandlerVerdict]]:
-        """Run `specs` on `payload` in parallel; background (`async`) ones are not awaited."""
+        """Run `specs` on `payload` in parallel; background (`async`) ones are not awaited.
+        Prompt handlers on Stop/SubagentStop are shown `conversation`."""
         env_file = session.env_file_ready() if self._event == "SessionStart" else None
         waited = [spec for spec in specs if not spec.run_async]
+
+        def one(spec: HandlerSpec) -> Coroutine[Any, Any, HandlerVerdict]:
+            limit = timeout_for(spec, specs)
+            return self._one(spec, payload, session, env_file, limit, flush, conversation)
+
         for spec in specs:
             if spec.run_async:
-                one = self._one(spec, payload, session, env_file, timeout_for(spec, specs), flush)
-                session.keep(asyncio.ensure_future(one))
-        verdicts = await asyncio.gather(
-            *(
-                self._one(s, payload, session, env_file, timeout_for(s, specs), flush)
-                for s in waited
-            )
-        )
+                session.keep(asyncio.ensure_future(one(spec)))
+        verdicts = await asyncio.gather(*(one(s) for s in waited))
         return list(zip(waited, verdicts, strict=True))
 
     async def _one(
@@ -251,8 +261,15 @@ class EventHandlers:
         env_file: str | None,
         limit: float,
         flush: Callable[[], None],
+        conversation: Sequence[Message],
     ) -> HandlerVerdict:
         options = self._options
+        if spec.type == "prompt":
+            model = self._models.of(spec)
+            fail = options.on_failure_default
+            return await ask(
+                spec, payload, model, timeout=limit, conversation=conversation, failure_default=fail
+            )
         if spec.type == "http":
             flush()  # the payload names the transcript
             outcome = await run_http(spec, payload, timeout=limit, spill_dir=session.files)

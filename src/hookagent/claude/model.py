@@ -19,6 +19,7 @@ __all__ = [
     "HandlerVerdict",
     "LoadedSettings",
     "ProcessOutcome",
+    "PROMPT_EVENTS",
     "RUN_TYPES",
     "SourceKind",
     "SettingsSource",
@@ -67,8 +68,26 @@ CLAUDE_EVENTS: Final = frozenset(
 )
 """Every event name Claude Code documents; handlers under any other name never run."""
 
-RUN_TYPES: Final = frozenset({"command", "http"})
+RUN_TYPES: Final = frozenset({"command", "http", "prompt"})
 """The handler types hookagent runs; a handler of another type is `Skipped`."""
+PROMPT_EVENTS: Final = frozenset(
+    {
+        "PermissionDenied",
+        "PermissionRequest",
+        "PostToolBatch",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreToolUse",
+        "Stop",
+        "SubagentStop",
+        "TaskCompleted",
+        "TaskCreated",
+        "TeammateIdle",
+        "UserPromptExpansion",
+        "UserPromptSubmit",
+    }
+)
+"""The events where Claude Code runs prompt (and agent) handlers."""
 
 
 @final

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, final
+from typing import TYPE_CHECKING, Literal, final
 
 from hookagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hookagent.models.base import Model
 
 __all__ = ["ClaudeHookOptions"]
 
@@ -33,6 +36,9 @@ class ClaudeHookOptions:
     subagent_tool_name: Literal["Agent", "Task"] = "Agent"
     """The `tool_name` the subagent tool is sent under."""
     permission_mode: str = "default"
+    prompt_model: Model | str | None = None
+    """The small, fast model that answers `prompt` handlers without a `model` of their own
+    (a `Model` or a `provider:model` name); None: the agent's own model."""
 
     def __post_init__(self) -> None:
         if self.on_failure_default not in ("continue", "block"):

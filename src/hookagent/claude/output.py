@@ -32,7 +32,7 @@ from hookagent.claude.schemas import (
 from hookagent.spill.files import save_text
 from hookagent.spill.preview import PREVIEW_CHARS, preview
 
-__all__ = ["FailurePolicy", "read_verdict"]
+__all__ = ["FailurePolicy", "apply_failure", "read_verdict"]
 
 FailurePolicy = Literal["continue", "block"]
 
@@ -112,7 +112,7 @@ def read_verdict(
     if texts.saved:
         verdict = replace(verdict, extra={**verdict.extra, "overflow_files": texts.saved})
     if verdict.failed:
-        verdict = _on_failure(event, spec, verdict, failure_reason, failure_default)
+        verdict = apply_failure(event, spec, verdict, failure_reason, failure_default)
     return verdict
 
 
@@ -181,7 +181,7 @@ def _failure_reason(
     return stdout.problem or verdict.error
 
 
-def _on_failure(
+def apply_failure(
     event: str,
     spec: HandlerSpec,
     verdict: HandlerVerdict,

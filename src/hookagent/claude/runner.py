@@ -46,6 +46,7 @@ _EVENT_TIMEOUTS: Final[Mapping[str, float]] = {
     "MessageDisplay": 10.0,
     "SessionEnd": 1.5,
 }
+_MODEL_TIMEOUTS: Final[Mapping[str, float]] = {"prompt": 30.0, "agent": 60.0}
 _SESSION_END_MAX: Final = 60.0
 _SESSION_END_ENV: Final = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
 _PER_HOOK_VARS: Final = frozenset(
@@ -78,8 +79,11 @@ class RunOptions(TypedDict, total=False):
     spill_dir: str | None
 
 
-def default_timeout(event: str) -> float:
-    """Claude Code's default for a command hook on `event` (§5.3), in seconds."""
+def default_timeout(event: str, kind: str = "command") -> float:
+    """Claude Code's default for a handler of type `kind` on `event` (§5.3), in seconds:
+    prompt 30, agent 60, command and http by event."""
+    if kind in _MODEL_TIMEOUTS:
+        return _MODEL_TIMEOUTS[kind]
     return _EVENT_TIMEOUTS.get(event, _COMMAND_TIMEOUT)
 
 
@@ -239,7 +243,7 @@ async def run_all(
 
 
 def _configured(spec: HandlerSpec) -> float:
-    return spec.timeout if spec.timeout is not None else default_timeout(spec.event)
+    return spec.timeout if spec.timeout is not None else default_timeout(spec.event, spec.type)
 
 
 def _session_end_budget(specs: Sequence[HandlerSpec]) -> float:

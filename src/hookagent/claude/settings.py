@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from hookagent.claude.events import FIRED
 from hookagent.claude.model import (
     CLAUDE_EVENTS,
+    PROMPT_EVENTS,
     RUN_TYPES,
     HandlerSpec,
     SettingsSource,
@@ -264,6 +265,9 @@ def _spec(
         notes.skip(f"{where}.type", kind, message)
     elif kind == "http" and event in _NO_HTTP:
         message = f'Claude Code does not run "http" handlers on {event} (only command, mcp_tool)'
+        notes.skip(f"{where}.type", kind, message)
+    elif kind == "prompt" and event not in PROMPT_EVENTS:
+        message = f'Claude Code does not run "prompt" handlers on {event}'
         notes.skip(f"{where}.type", kind, message)
     elif dead := sorted(
         {m for text in (command, *(args or ())) for m in _DEAD_VARS.findall(text or "")}
