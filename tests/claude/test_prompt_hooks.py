@@ -124,6 +124,32 @@ async def test_without_a_fast_model_the_agents_own_model_judges(tmp_path: Path) 
     assert result.tool_calls[0].blocked and "not today" in result.tool_calls[0].result.content
 
 
+@pytest.mark.parametrize("continue_on_block", [False, True])
+async def test_post_tool_use_ok_false_ends_the_run_or_feeds_the_reason_back(
+    tmp_path: Path, continue_on_block: bool
+) -> None:
+    entry = {"type": "prompt", "prompt": "Was it safe?", "continueOnBlock": continue_on_block}
+    hooks = {"PostToolUse": [{"matcher": "Bash", "hooks": [entry]}]}
+    judge = Judge({"ok": False, "reason": "it printed a secret"})
+    result = await build(tmp_path, hooks, bash_turns("env"), judge).run("show")
+    if continue_on_block:
+        assert result.status == "completed"
+        [decision] = result.decisions.at(h.AFTER_TOOL)
+        assert decision.contexts == ("it printed a secret",)  # fed back to the model
+    else:
+        assert result.status == "stopped" and "it printed a secret" in (result.stop_message or "")
+
+
+async def test_user_prompt_submit_ok_false_blocks_the_prompt(tmp_path: Path) -> None:
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "prompt", "prompt": "On topic?"}]}]}
+    judge = Judge({"ok": False, "reason": "off topic"})
+    model = ScriptedModel([reply("never asked")])
+    result = await build(tmp_path, hooks, model, judge).run("tell me a joke")
+    assert result.output != "never asked" and model.remaining == 1
+    [decision] = result.decisions.at(h.USER_PROMPT)
+    assert decision.outcome == "block" and "off topic" in (decision.reason or "")
+
+
 def stop_hooks() -> dict[str, Any]:
     return {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Are the tests passing?"}]}]}
 

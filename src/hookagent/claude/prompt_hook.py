@@ -105,15 +105,15 @@ async def ask(
         system_prompt=_STOP_SYSTEM if spec.event in _STOPS else _SYSTEM,
         output=_OUTPUT,
     )
+    if model is None:
+        return _failed(spec, "no model to ask: the agent was not built", failure_default)
     try:
-        if model is None:
-            raise RuntimeError("no model to ask: the agent was not built")
         async with asyncio.timeout(timeout):
             response = await model.request(request)
     except TimeoutError:
         return _failed(spec, f"timed out after {timeout:g} s", failure_default)
     except Exception as exc:  # a provider's error is the hook's failure, not the run's
-        return _failed(spec, f"model {model and model.name!s} failed: {exc}", failure_default)
+        return _failed(spec, f"model {model.name} failed: {exc}", failure_default)
     try:
         return read_answer(spec, response.message.content)
     except ValueError as exc:
