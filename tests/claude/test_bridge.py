@@ -142,6 +142,26 @@ async def test_the_transcript_is_written_before_hooks_read_it(tmp_path: Path) ->
     assert "transcript has 2 lines, 1 tool uses" in (model.calls[1].last_message or "")
 
 
+async def test_transcript_lines_are_compact_as_claude_code_writes_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Loop plugins' Stop hooks grep the transcript for `"role":"assistant"`."""
+    cmd = script(
+        tmp_path,
+        "grep_transcript",
+        """
+        payload = json.loads(sys.stdin.read())
+        text = open(payload["transcript_path"]).read()
+        found = text.count('"role":"assistant"')
+        print(json.dumps({"systemMessage": f"{found} assistant lines"}))
+    """,
+    )
+    file = settings(tmp_path, {"Stop": [group(cmd)]})
+    run, _ = agent(tmp_path, file, tool_call("Bash", command="ls"), reply("ok"))
+    await run.run("list")
+    assert "Stop hook: 2 assistant lines" in caplog.messages
+
+
 async def test_updated_input_rewrites_the_call_and_context_reaches_the_model(
     tmp_path: Path,
 ) -> None:

@@ -297,6 +297,31 @@ def test_exec_form_repeats_compare_command_and_args(layout: Layout) -> None:
     assert [h.args for h in layout.discover().handlers] == [("--fast",), ("--slow",)]
 
 
+def test_handlers_differing_only_in_their_if_rule_are_distinct(layout: Layout) -> None:
+    def guard(rule: str) -> dict[str, Any]:
+        handler = {"type": "command", "command": "review.sh", "if": rule}
+        return {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}
+
+    layout.user(guard("Bash(git commit *)"))
+    layout.shared(guard("Bash(git push *)"))
+    layout.local(guard("Bash(git push *)"))
+    loaded = layout.discover()
+    assert [h.if_rule for h in loaded.handlers] == ["Bash(git commit *)", "Bash(git push *)"]
+
+
+def test_http_repeats_compare_the_url(layout: Layout) -> None:
+    def http(url: str) -> dict[str, Any]:
+        return {"hooks": {"Stop": [{"hooks": [{"type": "http", "url": url}]}]}}
+
+    layout.user(http("http://127.0.0.1:9/a"))
+    layout.shared(http("http://127.0.0.1:9/a"))
+    layout.local(http("http://127.0.0.1:9/b"))
+    assert [h.url for h in layout.discover().handlers] == [
+        "http://127.0.0.1:9/a",
+        "http://127.0.0.1:9/b",
+    ]
+
+
 def test_plugin_copies_stay_separate(layout: Layout) -> None:
     layout.user(stop("lint"))
     plugins = [layout.plugin(n, stop("lint")) for n in ("a", "b")]

@@ -171,11 +171,13 @@ def _ignored_switches(ordered: Sequence[FileSettings]) -> list[str]:
 
 
 def _dedup_key(spec: HandlerSpec) -> tuple[object, ...] | None:
-    """What makes two settings-file handlers the same; None for those never merged."""
-    if spec.type != "command" or spec.source.kind == "plugin":
+    """What makes two settings-file handlers the same (their `if` rules included: a
+    `git commit` guard and a `git push` guard running one script are two handlers); None for
+    those never merged."""
+    if spec.type not in ("command", "http") or spec.source.kind == "plugin":
         return None
     matcher = None if spec.matcher in (None, "", "*") else spec.matcher  # all mean "every"
-    return (spec.event, matcher, spec.command, spec.args)
+    return (spec.event, matcher, spec.type, spec.command or spec.url, spec.args, spec.if_rule)
 
 
 class _Reader:

@@ -113,7 +113,8 @@ class TranscriptWriter:
         return line
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+_dumps = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":")).encode
+"""Compact, as Claude Code writes its lines: hooks grep for `"role":"assistant"`."""
 
 
 def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
