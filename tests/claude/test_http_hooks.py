@@ -5,6 +5,8 @@ non-blocking errors unless the handler (or the run) fails closed."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -250,3 +252,19 @@ def test_an_http_handler_without_url_is_refused(tmp_path: Path) -> None:
     with pytest.raises(h.ConfigError) as caught:
         h.AgentBuilder().with_settings(file, project_dir=tmp_path)
     assert caught.value.key == "hooks.Stop[0].hooks[0].url"
+
+
+def test_hooks_test_runs_http_handlers(tmp_path: Path, server: Server) -> None:
+    url = server.answer("/deny", pre_tool("deny", "not from the CLI either"))
+    settings(tmp_path, {"PreToolUse": [{"matcher": "Bash", "hooks": [http(url)]}]})
+    payload = {"tool_name": "Bash", "tool_input": {"command": "ls"}}
+    (tmp_path / "p.json").write_text(json.dumps(payload))
+    args = ["--input", "p.json", "--settings", "settings.json", "--no-discover", "--json"]
+    command = [sys.executable, "-m", "hookagent", "hooks", "test", "PreToolUse", *args]
+    out = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert (report["decision"], report["reason"]) == ("deny", "not from the CLI either")
+    assert report["hooks"][0]["command"] == f"POST {url}"

@@ -25,7 +25,12 @@ _COLUMNS = ("event", "point", "matcher", "if", "handler", "timeout", "where")
 
 
 def handler_text(spec: HandlerSpec) -> str:
-    """What a handler runs, as one line: the command and its arguments."""
+    """What a handler runs, as one line: the command and its arguments, the url POSTed to,
+    or the prompt asked."""
+    if spec.type == "http":
+        return f"POST {spec.url}"
+    if spec.type == "prompt":
+        return f"prompt: {spec.prompt}"
     if spec.type != "command":
         return f"({spec.type}: not run)"
     return " ".join([spec.command or "", *(spec.args or ())])

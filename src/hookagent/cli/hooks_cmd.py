@@ -18,6 +18,7 @@ import asyncio
 import difflib
 import json
 import os
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,9 +29,17 @@ from rich.console import Console
 from hookagent.claude.bridge import Selected
 from hookagent.claude.checks import check_settings
 from hookagent.claude.combine import combine
+from hookagent.claude.env_file import env_file_for
 from hookagent.claude.events import TOOL_EVENTS
+from hookagent.claude.http_hook import run_http
 from hookagent.claude.matchers import compile_claude_matcher
-from hookagent.claude.model import CLAUDE_EVENTS, HandlerSpec, LoadedSettings, SettingsSource
+from hookagent.claude.model import (
+    CLAUDE_EVENTS,
+    HandlerSpec,
+    LoadedSettings,
+    ProcessOutcome,
+    SettingsSource,
+)
 from hookagent.claude.output import read_verdict
 from hookagent.claude.rules import compile_rule
 from hookagent.claude.runner import default_timeout, run_handler
@@ -203,7 +212,9 @@ def _specs(
     for skipped in report.skipped:
         typer.echo(f"warning: {skipped}; not run", err=True)
     return [
-        s for s in loaded.handlers if s.event == event and s.type == "command" and _fits(s, payload)
+        s
+        for s in loaded.handlers
+        if s.event == event and s.type in ("command", "http") and _fits(s, payload)
     ]
 
 
@@ -211,18 +222,17 @@ async def _test(
     event: str, payload: dict[str, Any], specs: list[HandlerSpec], project_dir: str, as_json: bool
 ) -> int:
     workdir = str(payload["cwd"])
-    outcomes = await asyncio.gather(
-        *(
-            run_handler(
-                spec,
-                payload,
-                cwd=workdir,
-                project_dir=project_dir,
-                timeout=spec.timeout if spec.timeout is not None else default_timeout(event),
-            )
-            for spec in specs
+
+    def one(spec: HandlerSpec, env_file: str | None) -> Coroutine[Any, Any, ProcessOutcome]:
+        limit = spec.timeout if spec.timeout is not None else default_timeout(event, spec.type)
+        if spec.type == "http":
+            return run_http(spec, payload, timeout=limit)
+        return run_handler(
+            spec, payload, cwd=workdir, project_dir=project_dir, timeout=limit, env_file=env_file
         )
-    )
+
+    with env_file_for(event) as env:
+        outcomes = await asyncio.gather(*(one(spec, env and env.path) for spec in specs))
     verdicts = [
         (spec, read_verdict(event, o, spec)) for spec, o in zip(specs, outcomes, strict=True)
     ]
@@ -235,6 +245,7 @@ async def _test(
         "continue": merged.continue_,
         "stop_reason": merged.stop_reason,
         "system_message": "\n".join(merged.system_messages) or None,
+        **({"env_file": env.path, "exports": env.exports} if env is not None else {}),
         "hooks": [
             {
                 "command": handler_text(spec),
@@ -302,6 +313,10 @@ def _print_report(report: dict[str, Any]) -> None:
         console.print(f"context: {text}")
     if not report["continue"]:
         console.print("continue: false")
+    if "exports" in report:
+        console.print(f"CLAUDE_ENV_FILE {report['env_file']}: {len(report['exports'])} line(s)")
+        for line in report["exports"]:
+            console.print(f"  {line}")
     for hook in report["hooks"]:
         error = f" — {hook['error']}" if hook["error"] else ""
         console.print(
