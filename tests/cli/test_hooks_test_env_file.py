@@ -58,3 +58,15 @@ def test_the_callers_env_file_is_used_and_kept(tmp_path: Path, as_json: bool) ->
     else:
         assert f"CLAUDE_ENV_FILE {own}: 2 line(s)" in stdout
         assert "export NODE_ENV=development" in stdout
+
+
+def test_a_prompt_handler_is_named_as_not_run(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    hooks = {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    hooks["Stop"] = [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]
+    (root / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    (root / "stop.json").write_text("{}")
+    args = ["hooks", "test", "Stop", "--input", "stop.json", "--settings", "settings.json"]
+    out = run_cli.hookagent(root, *args, "--no-discover", timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "hooks.Stop[0].hooks[0]: a prompt handler; not run by hooks test" in out.stderr

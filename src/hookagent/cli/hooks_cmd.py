@@ -211,11 +211,11 @@ def _specs(
         report.refuse()
     for skipped in report.skipped:
         typer.echo(f"warning: {skipped}; not run", err=True)
-    return [
-        s
-        for s in loaded.handlers
-        if s.event == event and s.type in ("command", "http") and _fits(s, payload)
-    ]
+    fitting = [s for s in loaded.handlers if s.event == event and _fits(s, payload)]
+    for spec in fitting:
+        if spec.type == "prompt":  # hooks test asks no model
+            typer.echo(f"warning: {spec.label}: a prompt handler; not run by hooks test", err=True)
+    return [s for s in fitting if s.type in ("command", "http")]
 
 
 async def _test(
