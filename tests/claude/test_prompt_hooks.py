@@ -235,3 +235,28 @@ def test_a_model_that_cannot_be_used_is_refused_naming_the_handler(tmp_path: Pat
         h.AgentBuilder().with_settings(settings(tmp_path, hooks), project_dir=tmp_path)
     assert caught.value.key == "hooks.PreToolUse[0].hooks[0].model"
     assert caught.value.file == str(tmp_path / "settings.json")
+
+
+async def test_a_tool_gate_asks_the_configured_prompt_model(tmp_path: Path) -> None:
+    from hookagent.gate import ToolGate
+
+    judge = Judge({"ok": False, "reason": "deletes the build"})
+    options = ClaudeHookOptions(
+        project_dir=str(tmp_path), prompt_model=FunctionModel(judge, name="judge")
+    )
+    file = settings(tmp_path, pre_tool(continueOnBlock=True))
+    async with ToolGate().with_settings(file, project_dir=tmp_path, options=options) as gate:
+        result = await gate.call("Bash", {"command": "rm -rf build"}, execute=lambda **_: "ran")
+    assert result.blocked and "deletes the build" in result.result.content
+
+
+async def test_a_tool_gate_without_a_model_fails_open_saying_what_to_set(tmp_path: Path) -> None:
+    from hookagent.gate import ToolGate
+
+    file = settings(tmp_path, pre_tool())
+    options = ClaudeHookOptions(project_dir=str(tmp_path))
+    async with ToolGate().with_settings(file, project_dir=tmp_path, options=options) as gate:
+        result = await gate.call("Bash", {"command": "ls"}, execute=lambda **_: "ran")
+    assert result.ok
+    [vote] = [v for d in result.decisions for v in d.votes if v.error]
+    assert "ClaudeHookOptions.prompt_model" in (vote.error or "")

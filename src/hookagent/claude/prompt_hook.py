@@ -58,6 +58,10 @@ _STOP_SYSTEM: Final = _SYSTEM + (
     'Only when the condition can never be met answer {"ok": false, "impossible": true, '
     '"reason": "..."}; the agent saying it is impossible is not proof.'
 )
+_NO_MODEL: Final = (
+    "no model to ask: no agent's model is bound here (a ToolGate, say): set "
+    "ClaudeHookOptions.prompt_model"
+)
 _ARGUMENTS: Final = re.compile(r"\\\$|\$ARGUMENTS")
 _FENCE: Final = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
@@ -106,7 +110,7 @@ async def ask(
         output=_OUTPUT,
     )
     if model is None:
-        return _failed(spec, "no model to ask: the agent was not built", failure_default)
+        return _failed(spec, _NO_MODEL, failure_default)
     try:
         async with asyncio.timeout(timeout):
             response = await model.request(request)
