@@ -3,12 +3,14 @@ call, may tighten it and never loosen it, and the run records the profile the ca
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import hookagent as h
+from hookagent.capabilities.audit import AuditTrail
 from hookagent.capabilities.bash import Bash, BashPolicy
 from hookagent.kernel.records import ToolExecution
 from hookagent.testing import ScriptedModel, reply, tool_call
@@ -113,3 +115,13 @@ async def test_a_profile_given_without_a_sandbox_is_an_error(tmp_path: Path) -> 
     assert call.result.is_error
     assert call.result.content.startswith("A sandbox profile was given, but commands run")
     assert not (tmp_path / "made").exists()
+
+
+async def test_the_audit_trail_shows_the_profile(root: Path, tmp_path: Path) -> None:
+    trail = tmp_path / "audit.jsonl"
+    model = ScriptedModel([tool_call("Bash", "c1", command="true"), reply("ok")])
+    bash = Bash(root, FAST, deny_paths=[tmp_path / "secret"])
+    await h.AgentBuilder().model(model).with_(bash).with_(AuditTrail(trail)).build().run("go")
+    text = trail.read_text()
+    assert '"sandbox"' in text
+    assert json.dumps(str((tmp_path / "secret").resolve())) in text
