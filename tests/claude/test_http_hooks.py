@@ -19,6 +19,7 @@ import pytest
 
 import hookagent as h
 from hookagent.claude.http_hook import run_http
+from hookagent.claude.http_policy import url_allowed
 from hookagent.claude.model import HandlerSpec, SettingsSource
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.output import read_verdict
@@ -268,3 +269,55 @@ def test_hooks_test_runs_http_handlers(tmp_path: Path, server: Server) -> None:
     report = json.loads(out.stdout)
     assert (report["decision"], report["reason"]) == ("deny", "not from the CLI either")
     assert report["hooks"][0]["command"] == f"POST {url}"
+
+
+@pytest.mark.parametrize(
+    ("url", "patterns", "allowed"),
+    [
+        ("https://hooks.example.com/a", ["https://hooks.example.com/*"], True),
+        ("https://HOOKS.Example.com./a", ["https://hooks.example.com/*"], True),
+        ("https://evil.com/a", ["https://hooks.example.com/*"], False),
+        ("http://127.0.0.1:8080/x", ["http://127.0.0.1:*/*"], True),
+        ("https://hooks.example.com/A", ["https://hooks.example.com/a"], False),
+        ("https://hooks.example.com/a", [], False),
+    ],
+)
+def test_url_patterns(url: str, patterns: list[str], allowed: bool) -> None:
+    assert url_allowed(url, patterns) is allowed
+
+
+async def test_allowed_http_hook_urls_stops_other_urls_and_env_vars_are_bounded(
+    tmp_path: Path,
+    server: Server,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setenv("HOOK_TOKEN", "t0k3n")
+    monkeypatch.setenv("HOOK_TEAM", "blue")
+    denied = server.answer("/deny", pre_tool("deny", "no"))
+    allowed = server.answer("/ok", pre_tool("allow"))
+    headers = {"X-Token": "$HOOK_TOKEN", "X-Team": "$HOOK_TEAM"}
+    hooks = {
+        "PreToolUse": [
+            {"hooks": [http(denied.replace("127.0.0.1", "localhost"))]},
+            {"hooks": [http(allowed, headers=headers, allowedEnvVars=["HOOK_TOKEN", "HOOK_TEAM"])]},
+        ]
+    }
+    file = settings(
+        tmp_path,
+        hooks,
+        allowedHttpHookUrls=[f"{server.url}/*"],
+        httpHookAllowedEnvVars=["HOOK_TOKEN"],
+    )
+    agent = (
+        h.AgentBuilder()
+        .model(ScriptedModel([tool_call("Bash", command="ls"), reply("done")]))
+        .tools(Bash)
+        .with_settings(file, project_dir=tmp_path)
+        .build()
+    )
+    result = await agent.run("list")
+    assert result.tool_calls[0].result.content == "ran: ls"  # the deny never ran
+    [(path, headers_seen, _)] = server.seen
+    assert path == "/ok" and headers_seen["X-Token"] == "t0k3n" and headers_seen["X-Team"] == ""
+    assert any("matches no allowedHttpHookUrls pattern; not run" in m for m in caplog.messages)

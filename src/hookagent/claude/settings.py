@@ -51,8 +51,6 @@ HANDLER_TYPES: Final = frozenset({"command", "http", "mcp_tool", "prompt", "agen
 _RUN_LIST: Final = ", ".join(sorted(RUN_TYPES))
 _NO_HTTP: Final = frozenset({"SessionStart", "Setup"})
 """Events where Claude Code runs only command and mcp_tool handlers."""
-_UNAPPLIED: Final = ("allowedHttpHookUrls", "httpHookAllowedEnvVars")
-"""Settings keys that bound http handlers in Claude Code and that hookagent does not apply."""
 IF_EVENTS: Final = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
 )
@@ -78,6 +76,10 @@ class FileSettings:
     `merge` ignores it (with a warning) in a plugin's hooks file."""
     allow_managed_hooks_only: bool | None = None
     """As written: `merge` honours it only from managed files."""
+    allowed_http_hook_urls: tuple[str, ...] | None = None
+    """`allowedHttpHookUrls`: None when the file does not set it."""
+    http_hook_allowed_env_vars: tuple[str, ...] | None = None
+    """`httpHookAllowedEnvVars`: None when the file does not set it."""
     warnings: tuple[str, ...] = ()
     skipped: tuple[Skipped, ...] = ()
 
@@ -116,6 +118,10 @@ class _File(BaseModel):
     hooks: dict[str, Any] | None = None
     disable_all_hooks: bool | None = Field(default=None, alias="disableAllHooks")
     allow_managed_hooks_only: bool | None = Field(default=None, alias="allowManagedHooksOnly")
+    allowed_http_hook_urls: list[str] | None = Field(default=None, alias="allowedHttpHookUrls")
+    http_hook_allowed_env_vars: list[str] | None = Field(
+        default=None, alias="httpHookAllowedEnvVars"
+    )
 
 
 _GROUPS: Final = TypeAdapter(list[_Group])
@@ -131,6 +137,8 @@ _RULES: Final = {
     "hooks": "must be a list of handlers",
     "args": "must be a list of strings",
     "allowedEnvVars": "must be a list of variable names",
+    "httpHookAllowedEnvVars": "must be a list of variable names",
+    "allowedHttpHookUrls": 'must be a list of URL patterns, e.g. "https://hooks.example.com/*"',
     "headers": "must be an object mapping header names to strings",
     "timeout": "must be a positive number of seconds",
     "if": 'must be a string holding one permission rule, e.g. "Bash(git *)"',
@@ -168,12 +176,6 @@ def parse_settings(data: object, source: SettingsSource) -> FileSettings:
     except ValidationError as exc:
         raise _shape_error(exc, data, "", source.path) from None
     notes = _Notes(source)
-    for key in _UNAPPLIED:
-        if isinstance(data, Mapping) and key in data:
-            notes.warn(
-                key,
-                "not applied by hookagent: http handlers use their url and headers as written",
-            )
     handlers: list[HandlerSpec] = []
     for event, groups in (top.hooks or {}).items():
         if event not in CLAUDE_EVENTS:
@@ -189,6 +191,8 @@ def parse_settings(data: object, source: SettingsSource) -> FileSettings:
         handlers=tuple(handlers),
         disable_all_hooks=top.disable_all_hooks,
         allow_managed_hooks_only=top.allow_managed_hooks_only,
+        allowed_http_hook_urls=_tuple(top.allowed_http_hook_urls),
+        http_hook_allowed_env_vars=_tuple(top.http_hook_allowed_env_vars),
         warnings=tuple(notes.warnings),
         skipped=tuple(notes.skipped),
     )
@@ -318,6 +322,10 @@ def _command(
     return handler.command.replace(PLUGIN_ROOT, root), args
 
 
+def _tuple(items: list[str] | None) -> tuple[str, ...] | None:
+    return None if items is None else tuple(items)
+
+
 _REQUIRED: Final = {"http": "url", "prompt": "prompt", "agent": "prompt"}
 
 
@@ -350,7 +358,13 @@ def _shape_error(exc: ValidationError, data: object, prefix: str, file: str) -> 
     """The first problem pydantic found, in our words, at its JSON path."""
     error = exc.errors()[0]
     loc = list(error["loc"])
-    for whole in ("args", "allowedEnvVars", "headers"):  # name the whole value, not one item
+    for whole in (
+        "args",
+        "allowedEnvVars",
+        "headers",
+        "allowedHttpHookUrls",
+        "httpHookAllowedEnvVars",
+    ):  # name the whole value, not one item
         if whole in loc:
             loc = loc[: loc.index(whole) + 1]
     key = (prefix + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)).lstrip(".")

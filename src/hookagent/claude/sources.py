@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
+from hookagent.claude.http_policy import apply_http_bounds
 from hookagent.claude.model import HandlerSpec, LoadedSettings, SourceKind
 from hookagent.claude.settings import FileSettings, load_file
 from hookagent.errors import ConfigError
@@ -124,6 +125,8 @@ def merge(files: Sequence[FileSettings]) -> LoadedSettings:
             handlers.append(spec)
             if key is not None:
                 seen.add(key)
+    handlers, stopped = apply_http_bounds(handlers, ordered)
+    warnings += stopped
     if dropped and (decider := off or only):
         switch = "disableAllHooks" if decider is off else "allowManagedHooksOnly"
         warnings.append(f"{decider.source.path}, {switch}: {dropped} handler(s) turned off")
