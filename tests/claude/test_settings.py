@@ -303,7 +303,7 @@ def test_dead_environment_variables_are_reported_and_the_handler_kept(tmp_path: 
     assert "hooks.PostToolUse[0].hooks[0]: uses $CLAUDE_FILE_PATHS, $CLAUDE_TOOL_INPUT," in warning
 
 
-@pytest.mark.parametrize("kind", ["mcp_tool", "agent"])
+@pytest.mark.parametrize("kind", ["mcp_tool"])
 def test_other_handler_types_are_loaded_and_skipped(tmp_path: Path, kind: str) -> None:
     handler = {"type": kind, "url": "http://localhost", "prompt": "is it done?", "timeout": 3}
     loaded = load(tmp_path, on("Stop", handler))
@@ -314,7 +314,8 @@ def test_other_handler_types_are_loaded_and_skipped(tmp_path: Path, kind: str) -
         (
             "hooks.Stop[0].hooks[0].type",
             kind,
-            f'handlers of type "{kind}" are not run by hookagent (it runs command, http, prompt)',
+            f'handlers of type "{kind}" are not run by hookagent '
+            "(it runs agent, command, http, prompt)",
         )
     ]
 

@@ -15,7 +15,7 @@ from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import settings
 
-RM_GUARD = {"type": "agent", "prompt": "Refuse any command containing rm -rf."}
+RM_GUARD = {"type": "mcp_tool", "server": "guard", "tool": "check"}
 """A guard of a type hookagent does not run: loaded silently, it would let `rm -rf` through."""
 
 
@@ -33,9 +33,9 @@ CASES = [
     pytest.param(
         {"PreToolUse": [{"matcher": "Bash", "hooks": [RM_GUARD]}]},
         "hooks.PreToolUse[0].hooks[0].type",
-        "agent",
-        'handlers of type "agent" are not run by hookagent',
-        id="agent-type",
+        "mcp_tool",
+        'handlers of type "mcp_tool" are not run by hookagent',
+        id="mcp-tool-type",
     ),
     pytest.param(
         {"PreToolUse": [{"hooks": [{"type": "comand", "command": "guard.sh"}]}]},
@@ -95,15 +95,15 @@ async def test_allowed_they_are_logged_and_every_run_records_them(
     )
     where = f"{file}, hooks.PreToolUse[0].hooks[0].type"
     assert [r.getMessage() for r in caplog.records] == [
-        f'{where}: handlers of type "agent" are not run by hookagent '
-        "(it runs command, http, prompt); not run"
+        f'{where}: handlers of type "mcp_tool" are not run by hookagent '
+        "(it runs agent, command, http, prompt); not run"
     ]
     result = await agent.run("clean up")
     assert result.status == "completed"
     assert result.tool_calls[0].result.content == "ran: rm -rf build"  # as the user allowed
     assert result.state.metadata[NOT_RUN_KEY] == [
-        f'{where}: handlers of type "agent" are not run by hookagent '
-        "(it runs command, http, prompt)"
+        f'{where}: handlers of type "mcp_tool" are not run by hookagent '
+        "(it runs agent, command, http, prompt)"
     ]
     [decision] = result.decisions.at(h.EXECUTION_START)
     [vote] = decision.votes

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, final
 
 from hookagent.capabilities.bash.tool import ENV_FILE_KEY
+from hookagent.claude.agent_hook import ask_agent
 from hookagent.claude.checks import check_settings
 from hookagent.claude.combine import combine
 from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
@@ -264,6 +265,15 @@ class EventHandlers:
         conversation: Sequence[Message],
     ) -> HandlerVerdict:
         options = self._options
+        if spec.type == "agent":
+            return await ask_agent(
+                spec,
+                payload,
+                self._models.of(spec),
+                project_dir=options.project_dir,
+                timeout=limit,
+                failure_default=options.on_failure_default,
+            )
         if spec.type == "prompt":
             model = self._models.of(spec)
             fail = options.on_failure_default

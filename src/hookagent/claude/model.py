@@ -68,7 +68,7 @@ CLAUDE_EVENTS: Final = frozenset(
 )
 """Every event name Claude Code documents; handlers under any other name never run."""
 
-RUN_TYPES: Final = frozenset({"command", "http", "prompt"})
+RUN_TYPES: Final = frozenset({"command", "http", "prompt", "agent"})
 """The handler types hookagent runs; a handler of another type is `Skipped`."""
 PROMPT_EVENTS: Final = frozenset(
     {

@@ -26,7 +26,7 @@ from hookagent.errors import ConfigError
 from hookagent.messages import AssistantMessage, Message, UserMessage
 from hookagent.models.base import Model, ModelRequest, OutputSpec
 
-__all__ = ["PromptModels", "ask", "read_answer"]
+__all__ = ["PromptModels", "ask", "failed", "question", "read_answer"]
 
 
 _STOPS: Final = frozenset({"Stop", "SubagentStop"})
@@ -79,7 +79,7 @@ class PromptModels:
         self._fast = _resolve(fast, "prompt_model", None) if fast is not None else None
         self._named: dict[str, Model] = {}
         for spec in specs:
-            if spec.type == "prompt" and spec.model and spec.model not in self._named:
+            if spec.type in ("prompt", "agent") and spec.model and spec.model not in self._named:
                 self._named[spec.model] = _resolve(spec.model, f"{spec.where}.model", spec)
 
     def bind(self, model: Model) -> None:
@@ -104,28 +104,29 @@ async def ask(
     request = ModelRequest(
         messages=[
             *_evidence(spec.event, conversation),
-            UserMessage(content=_question(spec, payload)),
+            UserMessage(content=question(spec, payload)),
         ],
         system_prompt=_STOP_SYSTEM if spec.event in _STOPS else _SYSTEM,
         output=_OUTPUT,
     )
     if model is None:
-        return _failed(spec, _NO_MODEL, failure_default)
+        return failed(spec, _NO_MODEL, failure_default)
     try:
         async with asyncio.timeout(timeout):
             response = await model.request(request)
     except TimeoutError:
-        return _failed(spec, f"timed out after {timeout:g} s", failure_default)
+        return failed(spec, f"timed out after {timeout:g} s", failure_default)
     except Exception as exc:  # a provider's error is the hook's failure, not the run's
-        return _failed(spec, f"model {model.name} failed: {exc}", failure_default)
+        return failed(spec, f"model {model.name} failed: {exc}", failure_default)
     try:
         return read_answer(spec, response.message.content)
     except ValueError as exc:
-        return _failed(spec, str(exc), failure_default)
+        return failed(spec, str(exc), failure_default)
 
 
-def read_answer(spec: HandlerSpec, text: str) -> HandlerVerdict:
-    """The verdict an answer gives on `spec.event`; ValueError when it is not the schema's."""
+def read_answer(spec: HandlerSpec, text: str, *, impossible: bool = True) -> HandlerVerdict:
+    """The verdict an answer gives on `spec.event`; ValueError when it is not the schema's.
+    Without `impossible` (an agent handler's schema) a stop judged unmet is always blocked."""
     answer = _parse(text)
     ok, reason = answer["ok"], answer.get("reason")
     if ok:
@@ -134,7 +135,9 @@ def read_answer(spec: HandlerSpec, text: str) -> HandlerVerdict:
         raise ValueError('prompt hook answered ok false without a "reason"')
     event = spec.event
     if event in _STOPS:
-        if answer.get("impossible") is True:  # the stop goes through, the user is told why
+        if (
+            impossible and answer.get("impossible") is True
+        ):  # the stop goes through, the user is told why
             return HandlerVerdict(system_message=f"stop condition cannot be met: {reason}")
         return HandlerVerdict(decision="block", reason=reason)
     if event in _NO_EFFECT:
@@ -160,7 +163,7 @@ def _parse(text: str) -> dict[str, Any]:
     return answer
 
 
-def _question(spec: HandlerSpec, payload: Mapping[str, Any]) -> str:
+def question(spec: HandlerSpec, payload: Mapping[str, Any]) -> str:
     prompt = spec.prompt or ""
     event_json = stdin_line(payload).decode("utf-8")
     named = False
@@ -199,7 +202,7 @@ def _line(message: Message) -> str:
     return f"{role}: {getattr(message, 'content', '')}"
 
 
-def _failed(spec: HandlerSpec, error: str, default: FailurePolicy) -> HandlerVerdict:
+def failed(spec: HandlerSpec, error: str, default: FailurePolicy) -> HandlerVerdict:
     verdict = HandlerVerdict(failed=True, error=error)
     return apply_failure(spec.event, spec, verdict, error, default)
 

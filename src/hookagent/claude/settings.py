@@ -270,8 +270,8 @@ def _spec(
     elif kind == "http" and event in _NO_HTTP:
         message = f'Claude Code does not run "http" handlers on {event} (only command, mcp_tool)'
         notes.skip(f"{where}.type", kind, message)
-    elif kind == "prompt" and event not in PROMPT_EVENTS:
-        message = f'Claude Code does not run "prompt" handlers on {event}'
+    elif kind in ("prompt", "agent") and event not in PROMPT_EVENTS:
+        message = f'Claude Code does not run "{kind}" handlers on {event}'
         notes.skip(f"{where}.type", kind, message)
     elif dead := sorted(
         {m for text in (command, *(args or ())) for m in _DEAD_VARS.findall(text or "")}

@@ -29,8 +29,8 @@ def handler_text(spec: HandlerSpec) -> str:
     or the prompt asked."""
     if spec.type == "http":
         return f"POST {spec.url}"
-    if spec.type == "prompt":
-        return f"prompt: {spec.prompt}"
+    if spec.type in ("prompt", "agent"):
+        return f"{spec.type}: {spec.prompt}"
     if spec.type != "command":
         return f"({spec.type}: not run)"
     return " ".join([spec.command or "", *(spec.args or ())])

@@ -213,8 +213,9 @@ def _specs(
         typer.echo(f"warning: {skipped}; not run", err=True)
     fitting = [s for s in loaded.handlers if s.event == event and _fits(s, payload)]
     for spec in fitting:
-        if spec.type == "prompt":  # hooks test asks no model
-            typer.echo(f"warning: {spec.label}: a prompt handler; not run by hooks test", err=True)
+        if spec.type in ("prompt", "agent"):  # hooks test asks no model
+            message = f"warning: {spec.label}: a {spec.type} handler; not run by hooks test"
+            typer.echo(message, err=True)
     return [s for s in fitting if s.type in ("command", "http")]
 
 
