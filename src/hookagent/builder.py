@@ -154,14 +154,14 @@ class AgentBuilder:
         options: ClaudeHookOptions | None = None,
         allow_unsupported: bool = False,
     ) -> Self:
-        """Run the Claude Code hooks of these settings files (command, http, prompt), unchanged.
+        """Run the Claude Code hooks of these settings files (command, http, prompt, agent).
 
         With `discover=True` the standard locations are read too (managed policy, the user's
         `~/.claude/settings.json`, the project's `.claude/settings.json` and
         `.claude/settings.local.json`), merged as Claude Code merges them; `plugins` are
         plugin folders whose `hooks/hooks.json` is read. An invalid file is a `ConfigError`
         naming the file and the JSON path, and so are hooks hookagent would not run (an
-        `agent` or `mcp_tool` handler, an event it does not fire) unless `allow_unsupported`:
+        `mcp_tool` handler, an event it does not fire) unless `allow_unsupported`:
         then they are logged as not run and each run records them in its metadata.
         """
         from hookagent.claude.bridge import ClaudeHooks
