@@ -90,13 +90,13 @@ def test_with_rejects_something_that_is_not_a_capability() -> None:
         h.AgentBuilder().with_(object())  # type: ignore[arg-type]
 
 
-def test_default_policy_hooks_are_installed_in_the_policy_tier() -> None:
+def test_default_policy_hooks_are_installed() -> None:
     agent = h.AgentBuilder().model(ScriptedModel([])).build()
     ids = {hook.id: hook.tier for hook in agent.registry}
-    assert ids == {
-        "limits:step_limit": "policy",
-        "limits:token_limit": "policy",
-        "limits:time_limit": "policy",
+    assert ids == {  # limits last, always: they see whether the run would go on
+        "limits:step_limit": "audit",
+        "limits:token_limit": "audit",
+        "limits:time_limit": "audit",
         "limits:tool_call_presence": "policy",
         "policies:error_policy": "policy",
     }

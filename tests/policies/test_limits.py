@@ -1,4 +1,5 @@
-"""Limits are policy-tier should_continue hooks with clear stop reasons."""
+"""Limits stop a run that would go on, with clear stop reasons; a run that answers on its
+last allowed step completes."""
 
 from __future__ import annotations
 
@@ -98,3 +99,28 @@ async def test_a_limit_can_be_removed() -> None:
 def test_zero_and_negative_limits_are_config_errors(make: object, message: str) -> None:
     with pytest.raises(h.ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         make()  # type: ignore[operator]
+
+
+async def test_a_run_that_answers_on_its_last_allowed_step_completes() -> None:
+    agent = h.AgentBuilder().model(ScriptedModel(["the answer"])).limits(max_steps=1).build()
+    result = await agent.run("go")
+    assert (result.status, result.stop_reason, result.output) == (
+        "completed",
+        "completed",
+        "the answer",
+    )
+    two = ScriptedModel([tool_call("ping"), "done"])
+    result = await h.AgentBuilder().model(two).tools(ping).limits(max_steps=2).build().run("go")
+    assert (result.status, result.output, len(result.steps)) == ("completed", "done", 2)
+
+
+async def test_a_stop_hook_cannot_buy_a_step_past_the_limit() -> None:
+    agent = (
+        h.AgentBuilder()
+        .model(ScriptedModel(["first", "second"]))
+        .limits(max_steps=1)
+        .on(h.STOP, lambda e: h.HookResult.block("check again"))
+        .build()
+    )
+    result = await agent.run("go")
+    assert (result.status, result.stop_reason, len(result.steps)) == ("stopped", "steps_limit", 1)

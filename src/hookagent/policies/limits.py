@@ -1,7 +1,12 @@
-"""Limits are should_continue hooks in the policy tier, so user hooks cannot outvote them.
+"""Limits stop a run that would go on: a run whose model answers on its last allowed step
+completes, as it would have without the limit.
 
-Each is a capability with one hook; the builder installs StepLimit(20), TokenLimit(32768),
-TimeLimit(300 s) and ToolCallPresence by default, and `AgentBuilder.limits` replaces them.
+Each limit is an `always` hook at the end of should_continue (audit tier) that sees the
+folded decision and stops the run only when that decision is to continue (the model called
+tools, a hook asked for another step); and one at stop that turns a stop hook's block (which
+would buy another step) into a stop. A stop outranks continue and block, so no hook can
+outvote a limit. The builder installs StepLimit(20), TokenLimit(32768), TimeLimit(300 s) and
+ToolCallPresence by default, and `AgentBuilder.limits` replaces them.
 """
 
 from __future__ import annotations
@@ -10,9 +15,9 @@ from collections.abc import Iterable
 from typing import Any, final
 
 from hookagent.errors import ConfigError
-from hookagent.hooks.events import ContinueEvent
+from hookagent.hooks.events import ContinueEvent, StopEvent
 from hookagent.hooks.hook import Hook, make_hook
-from hookagent.hooks.points import SHOULD_CONTINUE
+from hookagent.hooks.points import SHOULD_CONTINUE, STOP
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool
 
@@ -32,16 +37,27 @@ class _Limit:
     def tools(self) -> Iterable[Tool]:
         return ()
 
-    def _hook(self, fn: Any, label: str) -> Hook[ContinueEvent]:
-        return make_hook(
-            SHOULD_CONTINUE,
-            fn,
-            name=label,
-            source="limits",
-            tier="policy",
-            priority=100,
-            timeout=None,
-        )
+    def _hooks(self, check: Any, label: str) -> Iterable[Hook[Any]]:
+        """`check(event)` (a stop when the limit is reached) at should_continue when the run
+        would continue, and at stop when a stop hook blocks the stop."""
+
+        def on_continue(event: ContinueEvent, best: HookResult) -> HookResult | None:
+            # ToolCallPresence's continue is a quiet vote, not in `best`: count the calls.
+            going_on = best.kind == "continue" or event.tool_calls > 0
+            return check(event) if going_on else None
+
+        def on_stop(event: StopEvent, best: HookResult) -> HookResult | None:
+            return check(event) if best.kind == "block" else None
+
+        common: dict[str, Any] = {
+            "name": label,
+            "source": "limits",
+            "tier": "audit",
+            "always": True,
+            "timeout": None,
+        }
+        yield make_hook(SHOULD_CONTINUE, on_continue, **common)
+        yield make_hook(STOP, on_stop, **common)
 
 
 @final
@@ -59,9 +75,9 @@ class StepLimit(_Limit):
         self.max_steps = max_steps
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield self._hook(self.check, "step_limit")
+        yield from self._hooks(self.check, "step_limit")
 
-    def check(self, event: ContinueEvent) -> HookResult | None:
+    def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         if event.run.step_count >= self.max_steps:
             return HookResult.stop(
                 f"step limit reached ({self.max_steps} steps)", stop_reason="steps_limit"
@@ -78,9 +94,9 @@ class TokenLimit(_Limit):
         self.max_tokens = max_tokens
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield self._hook(self.check, "token_limit")
+        yield from self._hooks(self.check, "token_limit")
 
-    def check(self, event: ContinueEvent) -> HookResult | None:
+    def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         used = event.run.usage.total_tokens
         if used >= self.max_tokens:
             return HookResult.stop(
@@ -102,9 +118,9 @@ class TimeLimit(_Limit):
         self.max_seconds = float(max_seconds)
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield self._hook(self.check, "time_limit")
+        yield from self._hooks(self.check, "time_limit")
 
-    def check(self, event: ContinueEvent) -> HookResult | None:
+    def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         if event.run.elapsed >= self.max_seconds:
             return HookResult.stop(
                 f"time limit reached ({event.run.elapsed:.1f} of {self.max_seconds:g} s)",
