@@ -197,7 +197,7 @@ def test_without_a_terminal_nobody_is_asked(project: Path) -> None:
         check=False,
     )
     assert "asks" not in done.stderr
-    assert "approval required but this run has no approver" in done.stdout
+    assert "approval required but nobody can answer here (no terminal)" in done.stdout
 
 
 # -- reading answers, in-process --------------------------------------------------------------

@@ -40,7 +40,7 @@ from hookagent.models.scripted import ScriptedModel
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
-    from hookagent.kernel.approval import Approver
+    from hookagent.kernel.approval import Answer, Approver, Question
 
 __all__ = ["RunOptions", "app", "main"]
 
@@ -295,11 +295,25 @@ def _terminal_approver(agent: Agent) -> Approver | None:
     are terminals; a run kept in a store answers through the store instead). `Approvals`
     installed in the agent see the answers, to remember them or save rules."""
     if not all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout)):
-        return None
+        return _no_terminal
     from hookagent.capabilities.approvals import remembering
     from hookagent.cli.prompt import TerminalApprover
 
     return remembering(agent, TerminalApprover())
+
+
+NO_TERMINAL: Final = (
+    "approval required but nobody can answer here (no terminal); keep the run in a store "
+    "with `--session NAME` so the question pauses it, then `hookagent approve RUN` (or "
+    "`deny RUN --reason ...`) and `hookagent resume RUN`"
+)
+
+
+def _no_terminal(question: Question) -> Answer:
+    """A question in a run with no terminal and no store: denied, with the CLI's remedy."""
+    from hookagent.kernel.approval import Answer
+
+    return Answer(approved=False, by="nobody", reason=NO_TERMINAL)
 
 
 def exit_code(result: RunResult) -> int:
