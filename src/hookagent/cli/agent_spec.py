@@ -22,6 +22,7 @@ import typer
 from hookagent.agent import Agent
 from hookagent.builder import AgentBuilder
 from hookagent.cli.plugins import apply_plugins
+from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError
 from hookagent.models.base import Model
 from hookagent.models.resolve import resolve_model
@@ -83,6 +84,7 @@ class RunOptions:
 
 def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent, Model]:
     """The agent `options` describe (kept in `store` if given), and its model."""
+    check_run_options(options)
     model = _model(options, durable=store is not None)
     builder = AgentBuilder().model(model)
     if options.system is not None:
@@ -111,12 +113,6 @@ def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent,
     if limits:
         builder.limits(**limits)
     if options.max_result_chars is not None:
-        if options.max_result_chars < 0:
-            raise ConfigError(
-                f"must be a whole number >= 0 (0: no limit), not {options.max_result_chars}",
-                key="--max-result-chars",
-                value=options.max_result_chars,
-            )
         builder.outputs(max_result_chars=options.max_result_chars or None)
     if store is not None:
         builder.store(store)
