@@ -7,7 +7,7 @@ to Anthropic, as Claude Code sends it), else the configured fast model
 name it; `\\$` is a literal dollar); on Stop/SubagentStop the run's conversation comes
 first, as the evidence to judge. It answers `{"ok": bool, "reason": str, "impossible":
 bool}`. `ok: true` decides nothing; `ok: false` acts per event as in Claude Code (see
-`_BLOCKED`). An answer that is not that object, a model error or the timeout (30 s by
+`read_answer`). An answer that is not that object, a model error or the timeout (30 s by
 default) is a non-blocking error, which `onFailure` may turn into a block.
 """
 
@@ -68,7 +68,7 @@ _FENCE: Final = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 @final
 class PromptModels:
-    """Which model answers each prompt handler; the agent's own is bound at build."""
+    """Which model answers each prompt and agent handler; the agent's own is bound at build."""
 
     __slots__ = ("_agent", "_fast", "_named")
 
@@ -135,9 +135,7 @@ def read_answer(spec: HandlerSpec, text: str, *, impossible: bool = True) -> Han
         raise ValueError('prompt hook answered ok false without a "reason"')
     event = spec.event
     if event in _STOPS:
-        if (
-            impossible and answer.get("impossible") is True
-        ):  # the stop goes through, the user is told why
+        if impossible and answer.get("impossible") is True:  # the stop goes through, told why
             return HandlerVerdict(system_message=f"stop condition cannot be met: {reason}")
         return HandlerVerdict(decision="block", reason=reason)
     if event in _NO_EFFECT:
