@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import shutil
 import socket
 import sys
@@ -93,7 +94,9 @@ def sandboxed(area: Area, network: NetworkMode = "off") -> Bash:
     return Bash(area.root, FAST, sandbox="required", network=network)
 
 
-PY = sys.executable
+PY = os.path.realpath(sys.executable)
+"""The interpreter itself, not a venv's link to it: a venv under /tmp is hidden by the
+sandbox's private /tmp, and an idiom whose program is missing would pass without trying."""
 ESCAPES: dict[str, str] = {
     "rm -rf dir": "rm -rf {dir}",
     "rm -f file": "rm -f {file}",
@@ -194,6 +197,18 @@ async def test_the_sentinels_are_visible_read_only_and_the_root_is_writable(area
     assert not result.is_error
     assert result.content == SECRET
     assert (area.root / "made.txt").read_text() == "made\n"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [PY + " -c 'print(42)'", "perl -e 'print 42'", "awk 'BEGIN{print 42}'", "git --version"],
+)
+async def test_the_programs_the_idioms_use_run_inside(area: Area, program: str) -> None:
+    """Guards the escape suite against passing for the wrong reason: every interpreter and
+    tool its idioms start is there inside the sandbox."""
+    result = await run(sandboxed(area), program)
+    assert not result.is_error, result.content
+    assert "42" in result.content or "git version" in result.content
 
 
 async def test_tmp_is_private_to_the_call(area: Area) -> None:
