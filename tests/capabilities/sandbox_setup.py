@@ -9,14 +9,10 @@ why in a line at the end of the test report.
 
 from __future__ import annotations
 
-import os
-import shlex
 import shutil
-import subprocess
 
+from debian_packages import NotInstalled, apt_install
 from hookagent.capabilities.bash.sandbox import probe_bwrap
-
-INSTALL_TIMEOUT = 300.0
 
 _path: str | None = None
 _reason = ""
@@ -54,42 +50,16 @@ class _Unavailable(Exception):
 
 def _ensure() -> str:
     if shutil.which("bwrap") is None:
-        _install()
+        try:
+            apt_install(
+                "bubblewrap",
+                "bwrap is not on PATH",
+                "install bubblewrap (Debian package `bubblewrap`)",
+            )
+        except NotInstalled as exc:
+            raise _Unavailable(str(exc)) from exc
     probe_bwrap.cache_clear()  # it may have been probed before the install
     found = probe_bwrap()
     if found.path is not None:
         return found.path
     raise _Unavailable(f"{found.reason}; install bubblewrap (Debian package `bubblewrap`)")
-
-
-def _install() -> None:
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        raise _Unavailable(
-            "bwrap is not on PATH and this is not root with apt-get to install it; install "
-            "bubblewrap (Debian package `bubblewrap`)"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "bubblewrap"]
-    failure = ""
-    for attempt in ([install], [["apt-get", "update", "-q"], install]):  # stale lists: update
-        try:
-            for command in attempt:
-                subprocess.run(
-                    command,
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                    stdin=subprocess.DEVNULL,
-                    timeout=INSTALL_TIMEOUT,
-                )
-            return
-        except subprocess.CalledProcessError as exc:
-            failure = f"{shlex.join(exc.cmd)} failed: {_tail(exc.stderr or exc.stdout)}"
-        except (subprocess.TimeoutExpired, OSError) as exc:
-            failure = f"installing bubblewrap failed: {exc}"
-    raise _Unavailable(f"{failure}; install bubblewrap (Debian package `bubblewrap`)")
-
-
-def _tail(output: bytes | str | None, lines: int = 5) -> str:
-    text = output.decode(errors="replace") if isinstance(output, bytes) else output or ""
-    return " / ".join(text.strip().splitlines()[-lines:]) or "(no output)"

@@ -27,9 +27,10 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
+from debian_packages import NotInstalled, apt_install, tail
+
 ENV = "HOOKAGENT_TEST_POSTGRES_URL"
 TOOLS = ("initdb", "pg_ctl", "postgres")
-INSTALL_TIMEOUT = 300.0
 
 _url: str | None = None
 _reason = ""
@@ -89,7 +90,15 @@ def _ensure() -> str:
         return given
     tools = _find_tools()
     if tools is None:
-        _install()
+        try:
+            apt_install(
+                "postgresql",
+                "PostgreSQL is not installed (no initdb, pg_ctl and postgres on PATH or under "
+                "/usr/lib/postgresql/*/bin)",
+                f"install PostgreSQL or set {ENV}",
+            )
+        except NotInstalled as exc:
+            raise _Unavailable(str(exc)) from exc
         tools = _find_tools()
         if tools is None:
             raise _Unavailable(
@@ -113,30 +122,6 @@ def _find_tools() -> dict[str, Path] | None:
         if all((folder / name).is_file() for name in TOOLS):
             return {name: folder / name for name in TOOLS}
     return None
-
-
-def _install() -> None:
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        raise _Unavailable(
-            "PostgreSQL is not installed (no initdb, pg_ctl and postgres on PATH or under "
-            f"/usr/lib/postgresql/*/bin) and this is not root with apt-get to install it; "
-            f"install PostgreSQL or set {ENV}"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "postgresql"]
-    failure = ""
-    for attempt in ([install], [["apt-get", "update", "-q"], install]):  # stale lists: update
-        try:
-            for command in attempt:
-                subprocess.run(
-                    command, env=env, check=True, capture_output=True, timeout=INSTALL_TIMEOUT
-                )
-            return
-        except subprocess.CalledProcessError as exc:
-            failure = f"{shlex.join(exc.cmd)} failed: {_tail(exc.stderr or exc.stdout)}"
-        except (subprocess.TimeoutExpired, OSError) as exc:
-            failure = f"installing PostgreSQL failed: {exc}"
-    raise _Unavailable(f"{failure}; install PostgreSQL or set {ENV}")
 
 
 class _Server:
@@ -191,9 +176,9 @@ class _Server:
             subprocess.run(command, cwd=self.folder, check=True, capture_output=True, timeout=120)
         except subprocess.CalledProcessError as exc:
             log = self.folder / "server.log"
-            detail = _tail(exc.stderr or exc.stdout)
+            detail = tail(exc.stderr or exc.stdout)
             if log.exists():
-                detail += " | server log: " + _tail(log.read_bytes())
+                detail += " | server log: " + tail(log.read_bytes())
             raise _Unavailable(f"{tool} failed: {detail}") from exc
         except (subprocess.TimeoutExpired, OSError) as exc:
             raise _Unavailable(f"{tool} failed: {exc}") from exc
@@ -216,8 +201,3 @@ def _free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
-
-
-def _tail(output: bytes | str | None, lines: int = 5) -> str:
-    text = output.decode(errors="replace") if isinstance(output, bytes) else output or ""
-    return " / ".join(text.strip().splitlines()[-lines:]) or "(no output)"

@@ -1,0 +1,51 @@
+"""Debian packages the test setup installs for itself (PostgreSQL, bubblewrap), so a fresh
+machine runs every test with no step by hand: apt-get as root, the package lists refreshed
+once if they are stale, no standard input."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+
+__all__ = ["NotInstalled", "apt_install"]
+
+INSTALL_TIMEOUT = 300.0
+
+
+class NotInstalled(Exception):
+    """The package could not be installed, and why."""
+
+
+def apt_install(package: str, missing: str, remedy: str) -> None:
+    """Install `package` with apt-get; `NotInstalled` naming `missing` (what the tests lack)
+    and `remedy` (what a person can do) when this is not root with apt-get, or it fails."""
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        raise NotInstalled(f"{missing} and this is not root with apt-get to install it; {remedy}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "-q", package]
+    failure = ""
+    for attempt in ([install], [["apt-get", "update", "-q"], install]):  # stale lists: update
+        try:
+            for command in attempt:
+                subprocess.run(
+                    command,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    stdin=subprocess.DEVNULL,
+                    timeout=INSTALL_TIMEOUT,
+                )
+            return
+        except subprocess.CalledProcessError as exc:
+            failure = f"{shlex.join(exc.cmd)} failed: {tail(exc.stderr or exc.stdout)}"
+        except (subprocess.TimeoutExpired, OSError) as exc:
+            failure = f"installing {package} failed: {exc}"
+    raise NotInstalled(f"{failure}; {remedy}")
+
+
+def tail(output: bytes | str | None, lines: int = 5) -> str:
+    """The last lines of a command's output, on one line."""
+    text = output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+    return " / ".join(text.strip().splitlines()[-lines:]) or "(no output)"
