@@ -32,6 +32,7 @@ from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import Emit, RunFinished, StreamEvent
 from hookagent.kernel.view import RunView
 from hookagent.models.base import Model
+from hookagent.run_limits import RunLimits, apply_limits, run_limits
 from hookagent.run_setup import RunSetup
 from hookagent.spill.files import default_root
 from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS
@@ -89,6 +90,7 @@ class Agent:
         self._outputs = (root, max_result_chars)
         self._setup = RunSetup.of(self.tools, registry, output, self._outputs)
         self._per_output: dict[type[Any], RunSetup] = {}
+        self._per_run: dict[tuple[type[Any] | None, RunLimits], RunSetup] = {}
         self._kernel = Kernel()
         self.store = store
         self._durable: DurableRuns | None = None
@@ -120,6 +122,7 @@ class Agent:
         metadata: Mapping[str, Any] | None = None,
         parent_run_id: str | None = None,
         session: str | None = None,
+        limits: Mapping[str, Any] | None = None,
     ) -> RunResult[T]: ...
     @overload
     async def run(
@@ -131,6 +134,7 @@ class Agent:
         metadata: Mapping[str, Any] | None = None,
         parent_run_id: str | None = None,
         session: str | None = None,
+        limits: Mapping[str, Any] | None = None,
     ) -> RunResult[Any]: ...
     async def run(
         self,
@@ -141,6 +145,7 @@ class Agent:
         metadata: Mapping[str, Any] | None = None,
         parent_run_id: str | None = None,
         session: str | None = None,
+        limits: Mapping[str, Any] | None = None,
     ) -> RunResult[Any]:
         """Run to the end and return what happened; failures are in the result, not raised
         (but a `LeaseLost` is: the run was taken over and goes on elsewhere).
@@ -150,16 +155,22 @@ class Agent:
         store, the run is kept in `session` (a name; continued if it exists), and a question
         nobody answers now pauses it: the result's status is then `waiting`.
 
+        `limits` replaces the agent's limits for this run only: keys `max_steps`,
+        `max_tokens`, `max_seconds`, `max_cost` (USD, built-in price table), as in
+        `AgentBuilder.limits`; None removes that limit. A run stopped by a limit has status
+        `stopped`, a `stop_reason` such as `steps_limit` and a `stop_message`.
+
         Cancelling the task that awaits it (`task.cancel()`, Ctrl-C under `asyncio.run`, a
         timeout) stops the run at the await it is in, records that (status `stopped`, stop
         reason `user_requested`; a durable run is left resumable, see `kernel.cancellation`)
         and raises `CancelledError`, as a cancelled task does; `stream` also yields the
         stopped result."""
+        setup = self._setup_for(output_type, limits)
         state = RunState(parent_run_id=parent_run_id, metadata=dict(metadata or {}))
         return await self._execute(
             prompt,
             state,
-            setup=self._setup_for(output_type),
+            setup=setup,
             approver=approver,
             emit=None,
             session=session,
@@ -227,6 +238,7 @@ class Agent:
         metadata: Mapping[str, Any] | None = None,
         session: str | None = None,
         deltas: bool = True,
+        limits: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Yield steps, model deltas, tool calls and decisions as they happen, then
         `RunFinished`. `deltas=False`: model calls are made whole, not streamed, so no
@@ -234,9 +246,9 @@ class Agent:
 
         Cancelling the task that iterates stops the run (see `run`); the stream still yields
         what the run emits as it stops, and `RunFinished` with the stopped result, then
-        raises the `CancelledError` on the next iteration."""
+        raises the `CancelledError` on the next iteration. `limits`: as in `run`."""
+        setup = self._setup_for(output_type, limits)
         state = RunState(metadata=dict(metadata or {}))
-        setup = self._setup_for(output_type)
         queue: asyncio.Queue[Any] = asyncio.Queue()
         run = self._execute(
             prompt,
@@ -272,7 +284,21 @@ class Agent:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
-    def _setup_for(self, output_type: type[Any] | None) -> RunSetup:
+    def _setup_for(
+        self, output_type: type[Any] | None, limits: Mapping[str, Any] | None = None
+    ) -> RunSetup:
+        checked = run_limits(limits)
+        if not checked:
+            return self._output_setup(output_type)
+        setup = self._per_run.get((output_type, checked))
+        if setup is None:
+            base = self._output_setup(output_type)
+            registry = apply_limits(base.registry, checked)
+            setup = RunSetup.of(base.tools, registry, base.output, self._outputs)
+            self._per_run[(output_type, checked)] = setup
+        return setup
+
+    def _output_setup(self, output_type: type[Any] | None) -> RunSetup:
         if output_type is None:
             return self._setup
         setup = self._per_output.get(output_type)

@@ -72,7 +72,13 @@ class DecisionLog(ListView[Decision]):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunResult(Generic[OutputT]):
     """What a run did. `parsed` is the validated answer of a run asked for an `output_type`
-    (None when there was none, or the model never gave a valid one)."""
+    (None when there was none, or the model never gave a valid one).
+
+    Check `status` before `output`: a run a limit or hook ended is `stopped`, with
+    `stop_reason` (`steps_limit`, `token_limit`, `time_limit`, `cost_limit`, …) and
+    `stop_message` saying why (`step limit reached (5 steps) …`), and its `output` may be
+    None, as the model never gave a final answer. A run that answered on its last allowed
+    step is `completed`. A failed run has `error`."""
 
     output: str | None
     status: RunStatus
