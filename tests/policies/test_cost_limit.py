@@ -262,3 +262,18 @@ async def test_a_run_stopped_by_the_limit_round_trips_through_json() -> None:
     assert result.stop_reason == "cost_limit"
     again = h.RunState.from_json(result.state.to_json())
     assert again.stop_reason == "cost_limit"
+
+
+async def test_a_remedy_replaces_the_advice_for_an_unpriced_model() -> None:
+    remedy = "add --price {model}=IN/OUT"
+    named = agent(ScriptedModel([acme_turn("mystery-9")]), CostLimit(1.0, remedy=remedy))
+    result = await named.run("go")
+    assert (result.stop_message or "").startswith(
+        "no price for model 'mystery-9'; add --price mystery-9=IN/OUT"
+    )
+    usage = h.Usage(input_tokens=10, output_tokens=10)
+    nameless = ScriptedModel(
+        [h.ModelResponse(message=h.AssistantMessage(content="hi"), usage=usage)]
+    )
+    result = await agent(nameless, CostLimit(1.0, remedy=remedy)).run("go")
+    assert "cannot be priced; add --price MODEL=IN/OUT" in (result.stop_message or "")

@@ -52,6 +52,8 @@ class RunOptions:
     max_tokens: int | None = None
     max_seconds: float | None = None
     max_cost: float | None = None
+    prices: tuple[str, ...] = ()
+    """`--price MODEL=IN/OUT` values: prices for `--max-cost` over the built-in table."""
     max_result_chars: int | None = None
     """The most characters of a tool result the model reads before the rest is saved to a
     file in the run's folder (0: no limit); None: the default, 50,000."""
@@ -106,12 +108,18 @@ def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent,
             ("max_steps", options.max_steps),
             ("max_tokens", options.max_tokens),
             ("max_seconds", options.max_seconds),
-            ("max_cost", options.max_cost),
         )
         if value is not None
     }
     if limits:
         builder.limits(**limits)
+    if options.max_cost is not None:
+        from hookagent.cli.prices import PRICE_REMEDY, parse_prices
+        from hookagent.policies.cost import CostLimit
+
+        prices = parse_prices(options.prices)
+        cost = CostLimit(options.max_cost, prices=prices, remedy=PRICE_REMEDY)
+        builder.limits(max_cost=None).with_(cost)
     if options.max_result_chars is not None:
         builder.outputs(max_result_chars=options.max_result_chars or None)
     if store is not None:
@@ -234,7 +242,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
                 f"the options saved with {where} have a bad {key}: {value!r}", key=CLI_KEY
             )
         values[key] = value
-    for key in ("plugins", "settings"):
+    for key in ("plugins", "settings", "prices"):
         items = saved.get(key) or []
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ConfigError(

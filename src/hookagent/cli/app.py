@@ -84,6 +84,15 @@ def run(
         float | None,
         typer.Option(metavar="USD", help="Stop once model calls have cost this many US dollars."),
     ] = None,
+    price: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--price",
+            metavar="MODEL=IN/OUT",
+            help="A model's price for --max-cost: US dollars per million input/output "
+            "tokens, e.g. my-model=0.5/1.5. Repeatable.",
+        ),
+    ] = None,
     max_result_chars: Annotated[
         int | None,
         typer.Option(
@@ -190,6 +199,7 @@ def run(
         max_tokens=max_tokens,
         max_seconds=max_seconds,
         max_cost=max_cost,
+        prices=tuple(price or ()),
         max_result_chars=max_result_chars,
         plugins=tuple(plugin or ()),
         settings=tuple(settings or ()),

@@ -50,6 +50,16 @@ def check_run_options(options: RunOptions) -> None:
     whole_number("--max-tokens", options.max_tokens)
     positive_number("--max-seconds", options.max_seconds, unit=" of seconds")
     positive_number("--max-cost", options.max_cost, unit=" of US dollars")
+    if options.prices:
+        from hookagent.cli.prices import parse_prices
+
+        parse_prices(options.prices)
+        if options.max_cost is None:
+            raise ConfigError(
+                "prices models for --max-cost, which is not given; add --max-cost USD",
+                key="--price",
+                value=options.prices[0],
+            )
     whole_number("--max-result-chars", options.max_result_chars, least=0, note=" (0: no limit)")
     existing_dir("--root", options.root, cwd=options.cwd)
     if options.base_url is not None and not options.base_url.startswith(("http://", "https://")):

@@ -53,6 +53,10 @@ class CostLimit:
     `prices` (USD per million tokens) are merged over the built-in `PRICES` table and looked
     up with `price_for`: exact name, name without `provider:`, then the longest listed prefix
     (dated snapshots). Install it with `AgentBuilder().with_(CostLimit(0.50))`.
+
+    `remedy` replaces the advice the stop message for an unpriced model gives (how to pass
+    `prices` here), for a surface that prices models another way; `{model}` in it is
+    replaced by the model's name.
     """
 
     name = "limits"
@@ -63,6 +67,7 @@ class CostLimit:
         *,
         prices: Mapping[str, Price] | None = None,
         unknown: Literal["error", "ignore"] = "error",
+        remedy: str | None = None,
     ) -> None:
         if (
             isinstance(max_usd, bool)
@@ -83,6 +88,7 @@ class CostLimit:
             )
         self.max_usd = float(max_usd)
         self.unknown = unknown
+        self.remedy = remedy
         self.prices: Mapping[str, Price] = MappingProxyType({**PRICES, **_checked(prices)})
         self._resolved: dict[str, Price | None] = {}
 
@@ -127,7 +133,7 @@ class CostLimit:
         if price is None:
             if self.unknown == "ignore":
                 return None
-            return HookResult.stop(_unknown(model), stop_reason="guard")
+            return HookResult.stop(_unknown(model, self.remedy), stop_reason="guard")
         spent = cost(usage, price)
         if not spent:
             return None
@@ -177,7 +183,12 @@ def _checked(prices: Mapping[str, Price] | None) -> Mapping[str, Price]:
     return prices
 
 
-def _unknown(model: str | None) -> str:
+def _unknown(model: str | None, remedy: str | None) -> str:
+    if remedy is not None:
+        fix = remedy.replace("{model}", model or "MODEL")
+        if not model:
+            return f"the model's reply does not name its model, so it cannot be priced; {fix}"
+        return f"no price for model {model!r}; {fix}"
     fix = "or CostLimit(..., unknown='ignore') to count its calls as free"
     if not model:
         return f"the model's reply does not name its model, so CostLimit cannot price it; {fix}"

@@ -1,0 +1,93 @@
+"""`--max-cost` with `--price MODEL=IN/OUT`: a model the built-in table does not know is
+priced from the command line, and the message for an unpriced one says how."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hookagent.cli.agent_spec import RunOptions, build_agent, from_saved, saved_options
+from hookagent.cli.prices import parse_prices
+from hookagent.errors import ConfigError
+from hookagent.models.prices import Price
+
+from .run_cli import hookagent
+
+USAGE = {"input_tokens": 10_000, "output_tokens": 1_000}
+
+
+def script(tmp_path: Path) -> None:
+    call = {"tool_calls": [{"name": "missing", "args": {}}], "usage": USAGE, "model": "acme-1"}
+    (tmp_path / "turns.json").write_text(json.dumps([call] * 3))
+
+
+def run(tmp_path: Path, *extra: str) -> tuple[int, dict[str, object], str]:
+    args = ("run", "hi", "-m", "scripted:turns.json", "--json", "--max-cost", "0.5")
+    done = hookagent(tmp_path, *args, *extra)
+    return done.returncode, json.loads(done.stdout) if done.stdout else {}, done.stderr
+
+
+def test_an_unpriced_model_stops_the_run_naming_the_price_option(tmp_path: Path) -> None:
+    script(tmp_path)
+    code, out, stderr = run(tmp_path)
+    assert code == 0, stderr
+    assert (out["status"], out["stop_reason"]) == ("stopped", "guard")
+    message = str(out["stop_message"])
+    assert "no price for model 'acme-1'" in message
+    assert "--price acme-1=IN/OUT" in message
+    assert "CostLimit" not in message
+
+
+def test_price_flags_price_the_model(tmp_path: Path) -> None:
+    script(tmp_path)
+    # $20 in and $100 out per million tokens: $0.30 a turn, so the limit is reached at step 2
+    code, out, stderr = run(tmp_path, "--price", "acme-1=20/100", "--price", "other=1/1")
+    assert code == 0, stderr
+    assert (out["status"], out["stop_reason"], out["steps"]) == ("stopped", "cost_limit", 2)
+    assert str(out["stop_message"]).startswith("cost limit reached ($0.6000 of $0.50)")
+
+
+@pytest.mark.parametrize("value", ["acme-1", "acme-1=2", "=1/2", "acme-1=a/2", "acme-1=-1/2"])
+def test_a_bad_price_is_exit_2_naming_option_and_value(tmp_path: Path, value: str) -> None:
+    script(tmp_path)
+    done = hookagent(
+        tmp_path, "run", "hi", "-m", "scripted:turns.json", "--max-cost", "1", "--price", value
+    )
+    assert done.returncode == 2
+    assert "--price" in done.stderr and repr(value) in done.stderr
+    assert "MODEL=IN/OUT" in done.stderr
+
+
+def test_a_price_without_max_cost_is_exit_2(tmp_path: Path) -> None:
+    script(tmp_path)
+    done = hookagent(tmp_path, "run", "hi", "-m", "scripted:turns.json", "--price", "acme-1=1/2")
+    assert done.returncode == 2
+    assert "--price" in done.stderr and "--max-cost" in done.stderr
+
+
+async def test_prices_are_saved_with_the_run_and_rebuilt(tmp_path: Path) -> None:
+    script(tmp_path)
+    options = RunOptions(
+        prompt="hi",
+        model="scripted:turns.json",
+        max_cost=0.5,
+        prices=("acme-1=20/100",),
+        cwd=str(tmp_path),
+    )
+    again = from_saved(json.loads(json.dumps(saved_options(options))))
+    assert again.prices == ("acme-1=20/100",)
+    agent, _ = build_agent(again)
+    result = await agent.run("hi")
+    assert (result.stop_reason, len(result.steps)) == ("cost_limit", 2)
+
+
+def test_parse_prices() -> None:
+    assert parse_prices(["a:b=0.5/1.5", " c = 1/2"]) == {
+        "a:b": Price(input=0.5, output=1.5),
+        "c": Price(input=1, output=2),
+    }
+    with pytest.raises(ConfigError) as info:
+        parse_prices(["x=1/inf"])
+    assert (info.value.key, info.value.value) == ("--price", "x=1/inf")
