@@ -303,21 +303,13 @@ def test_dead_environment_variables_are_reported_and_the_handler_kept(tmp_path: 
     assert "hooks.PostToolUse[0].hooks[0]: uses $CLAUDE_FILE_PATHS, $CLAUDE_TOOL_INPUT," in warning
 
 
-@pytest.mark.parametrize("kind", ["mcp_tool"])
-def test_other_handler_types_are_loaded_and_skipped(tmp_path: Path, kind: str) -> None:
-    handler = {"type": kind, "url": "http://localhost", "prompt": "is it done?", "timeout": 3}
-    loaded = load(tmp_path, on("Stop", handler))
+def test_an_mcp_tool_handler_is_loaded_with_its_server_tool_and_input(tmp_path: Path) -> None:
+    handler = {"type": "mcp_tool", "server": "s", "tool": "t", "input": {"f": "${cwd}"}}
+    loaded = load(tmp_path, on("Stop", {**handler, "timeout": 3}))
     (spec,) = loaded.handlers
-    assert (spec.type, spec.command, spec.timeout) == (kind, None, 3)
-    assert loaded.warnings == ()
-    assert skipped(loaded) == [
-        (
-            "hooks.Stop[0].hooks[0].type",
-            kind,
-            f'handlers of type "{kind}" are not run by hookagent '
-            "(it runs agent, command, http, prompt)",
-        )
-    ]
+    assert (spec.type, spec.server, spec.tool, spec.timeout) == ("mcp_tool", "s", "t", 3)
+    assert spec.tool_input == '{"f": "${cwd}"}'
+    assert (loaded.warnings, skipped(loaded)) == ((), [])
 
 
 @pytest.mark.parametrize(

@@ -362,7 +362,7 @@ def test_merge_keeps_each_files_warnings_and_skipped_hooks_in_order(tmp_path: Pa
 
 def test_hooks_switched_off_are_not_reported_as_skipped(tmp_path: Path) -> None:
     agent = {
-        "hooks": {"PreToolUse": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t"}]}]}
+        "hooks": {"PreToolUse": [{"hooks": [{"type": "mcp-tool", "server": "s", "tool": "t"}]}]}
     }
     user = parse_settings(agent, SettingsSource(path="u", kind="user"))
     managed = parse_settings(agent, SettingsSource(path="m", kind="managed"))

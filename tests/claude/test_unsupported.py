@@ -15,8 +15,8 @@ from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import settings
 
-RM_GUARD = {"type": "mcp_tool", "server": "guard", "tool": "check"}
-"""A guard of a type hookagent does not run: loaded silently, it would let `rm -rf` through."""
+RM_GUARD = {"type": "mcp-tool", "server": "guard", "tool": "check"}
+"""A guard of a type hookagent does not know: loaded silently, it would let `rm -rf` through."""
 
 
 @h.tool
@@ -33,9 +33,9 @@ CASES = [
     pytest.param(
         {"PreToolUse": [{"matcher": "Bash", "hooks": [RM_GUARD]}]},
         "hooks.PreToolUse[0].hooks[0].type",
-        "mcp_tool",
-        'handlers of type "mcp_tool" are not run by hookagent',
-        id="mcp-tool-type",
+        "mcp-tool",
+        'unknown handler type "mcp-tool" (did you mean "mcp_tool"?)',
+        id="unknown-type",
     ),
     pytest.param(
         {"PreToolUse": [{"hooks": [{"type": "comand", "command": "guard.sh"}]}]},
@@ -76,7 +76,7 @@ def test_settings_with_a_hook_hookagent_would_not_run_are_refused(
 
 def test_the_refusal_counts_the_others(tmp_path: Path) -> None:
     hooks = {
-        "PreToolUse": [{"hooks": [RM_GUARD, {"type": "mcp_tool", "server": "s", "tool": "t"}]}],
+        "PreToolUse": [{"hooks": [RM_GUARD, {"type": "mcp-tool", "server": "s", "tool": "t"}]}],
         "Nope": [{"hooks": []}],
     }
     with pytest.raises(h.ConfigError, match=r"\(and 2 more: hooks\.PreToolUse\[0\]\.hooks\[1\]"):
@@ -95,15 +95,13 @@ async def test_allowed_they_are_logged_and_every_run_records_them(
     )
     where = f"{file}, hooks.PreToolUse[0].hooks[0].type"
     assert [r.getMessage() for r in caplog.records] == [
-        f'{where}: handlers of type "mcp_tool" are not run by hookagent '
-        "(it runs agent, command, http, prompt); not run"
+        f'{where}: unknown handler type "mcp-tool" (did you mean "mcp_tool"?); not run'
     ]
     result = await agent.run("clean up")
     assert result.status == "completed"
     assert result.tool_calls[0].result.content == "ran: rm -rf build"  # as the user allowed
     assert result.state.metadata[NOT_RUN_KEY] == [
-        f'{where}: handlers of type "mcp_tool" are not run by hookagent '
-        "(it runs agent, command, http, prompt)"
+        f'{where}: unknown handler type "mcp-tool" (did you mean "mcp_tool"?)'
     ]
     [decision] = result.decisions.at(h.EXECUTION_START)
     [vote] = decision.votes

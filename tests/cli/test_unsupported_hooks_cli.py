@@ -28,7 +28,7 @@ def configure(builder):
 
     builder.tools(Bash)
 """
-RM_GUARD = {"type": "mcp_tool", "server": "guard", "tool": "check"}
+RM_GUARD = {"type": "mcp-tool", "server": "guard", "tool": "check"}
 
 
 def project(tmp_path: Path, hooks: dict[str, Any]) -> Path:
@@ -57,7 +57,7 @@ def warnings(text: str) -> list[str]:
         pytest.param(
             {"PreToolUse": [{"matcher": "Bash", "hooks": [RM_GUARD]}]},
             "hooks.PreToolUse[0].hooks[0].type",
-            'type "mcp_tool"',
+            'type "mcp-tool"',
             id="mcp-tool-type",
         ),
         pytest.param(
@@ -91,8 +91,7 @@ def test_allowed_the_run_goes_on_prints_the_warning_and_records_it(tmp_path: Pat
     assert out.returncode == 0, out.stderr
     where = "settings.json, hooks.PreToolUse[0].hooks[0].type"
     assert warnings(out.stderr) == [
-        f'warning: {where}: handlers of type "mcp_tool" are not run by hookagent '
-        "(it runs agent, command, http, prompt); not run"
+        f'warning: {where}: unknown handler type "mcp-tool" (did you mean "mcp_tool"?); not run'
     ]
     data = json.loads(out.stdout[out.stdout.index("{") :])  # after the tool's own print
     [noted] = [d for d in data["decisions"] if d["point"] == "execution_start"]

@@ -28,6 +28,7 @@ from hookagent.claude.combine import combine
 from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
 from hookagent.claude.http_hook import run_http
 from hookagent.claude.matchers import ClaudeMatcher, compile_claude_matcher
+from hookagent.claude.mcp_hook import run_mcp_tool
 from hookagent.claude.model import (
     RUN_TYPES,
     HandlerSpec,
@@ -103,6 +104,7 @@ class ClaudeHooks:
         self.report = check_settings(settings)
         for line in self.report.warnings:
             warn(line)
+        _check_servers(settings, self.options)
         if not allow_unsupported:
             self.report.refuse()
         for skipped in self.report.skipped:
@@ -283,6 +285,10 @@ class EventHandlers:
         if spec.type == "http":
             flush()  # the payload names the transcript
             outcome = await run_http(spec, payload, timeout=limit, spill_dir=session.files)
+        elif spec.type == "mcp_tool":
+            flush()
+            server = options.mcp_servers[spec.server or ""]
+            outcome = await run_mcp_tool(spec, payload, server, timeout=limit)
         else:
             outcome = await self._command(spec, payload, session, env_file, limit, flush)
         return read_verdict(
@@ -352,13 +358,27 @@ def _written(path: str) -> bool:
         return False
 
 
+def _check_servers(settings: LoadedSettings, options: ClaudeHookOptions) -> None:
+    """An `mcp_tool` handler naming a server that is not configured would never run."""
+    for spec in settings.handlers:
+        if spec.type == "mcp_tool" and spec.server not in options.mcp_servers:
+            known = ", ".join(sorted(options.mcp_servers)) or "none"
+            raise ConfigError(
+                f'MCP server "{spec.server}" is not configured (configured: {known})',
+                file=spec.source.path,
+                key=f"{spec.where}.server",
+                value=spec.server,
+            )
+
+
 def _dedup(specs: list[HandlerSpec]) -> list[HandlerSpec]:
     """One run per command string (http: per url) among settings-file handlers, as Claude
     Code does (also across matchers); a plugin's copy runs on its own."""
     seen: set[tuple[str, str | None, tuple[str, ...] | None]] = set()
     kept = []
     for spec in specs:
-        key = (spec.type, spec.command or spec.url or spec.prompt, spec.args)
+        mcp = f"{spec.server}/{spec.tool}/{spec.tool_input}" if spec.type == "mcp_tool" else None
+        key = (spec.type, spec.command or spec.url or spec.prompt or mcp, spec.args)
         if spec.source.kind != "plugin":
             if key in seen:
                 continue

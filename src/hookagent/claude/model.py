@@ -68,8 +68,8 @@ CLAUDE_EVENTS: Final = frozenset(
 )
 """Every event name Claude Code documents; handlers under any other name never run."""
 
-RUN_TYPES: Final = frozenset({"command", "http", "prompt", "agent"})
-"""The handler types hookagent runs; a handler of another type is `Skipped`."""
+RUN_TYPES: Final = frozenset({"command", "http", "mcp_tool", "prompt", "agent"})
+"""Claude Code's handler types, all of which hookagent runs; another type is `Skipped`."""
 PROMPT_EVENTS: Final = frozenset(
     {
         "PermissionDenied",
@@ -135,6 +135,13 @@ class HandlerSpec:
     continue_on_block: bool = False
     """prompt: `ok: false` on PreToolUse/PostToolUse feeds the reason back and the turn goes
     on, instead of ending it."""
+    server: str | None = None
+    """mcp_tool: the configured MCP server called."""
+    tool: str | None = None
+    """mcp_tool: the tool called."""
+    tool_input: str | None = None
+    """mcp_tool: the `input` object as JSON (`${path}` substituted when called); None: the
+    event JSON is sent."""
     source: SettingsSource
     where: str
     """JSON path of the handler in its file, e.g. `hooks.PreToolUse[0].hooks[1]`."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, final
 
 from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
+    from hookagent.capabilities.mcp.config import ServerConfig
     from hookagent.models.base import Model
 
 __all__ = ["ClaudeHookOptions"]
@@ -39,6 +41,9 @@ class ClaudeHookOptions:
     prompt_model: Model | str | None = None
     """The small, fast model that answers `prompt` handlers without a `model` of their own
     (a `Model` or a `provider:model` name); None: the agent's own model."""
+    mcp_servers: Mapping[str, ServerConfig] = field(default_factory=dict)
+    """The MCP servers `mcp_tool` handlers may call, by name; a handler naming another
+    server is a `ConfigError` when the hooks load."""
 
     def __post_init__(self) -> None:
         if self.on_failure_default not in ("continue", "block"):

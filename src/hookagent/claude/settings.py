@@ -47,8 +47,7 @@ PLUGIN_ROOT: Final = "${CLAUDE_PLUGIN_ROOT}"
 """Replaced textually in a plugin's `command` and `args`; `$CLAUDE_PROJECT_DIR` is left to the
 shell, as Claude Code does."""
 
-HANDLER_TYPES: Final = frozenset({"command", "http", "mcp_tool", "prompt", "agent"})
-_RUN_LIST: Final = ", ".join(sorted(RUN_TYPES))
+HANDLER_TYPES: Final = RUN_TYPES
 _NO_HTTP: Final = frozenset({"SessionStart", "Setup"})
 """Events where Claude Code runs only command and mcp_tool handlers."""
 IF_EVENTS: Final = frozenset(
@@ -103,6 +102,9 @@ class _Handler(BaseModel):
     prompt: str | None = None
     model: str | None = None
     continue_on_block: bool = Field(default=False, alias="continueOnBlock")
+    server: str | None = None
+    tool: str | None = None
+    input: dict[str, Any] | None = None
 
 
 class _Group(BaseModel):
@@ -127,7 +129,7 @@ class _File(BaseModel):
 _GROUPS: Final = TypeAdapter(list[_Group])
 _RULES: Final = {
     **dict.fromkeys(
-        ("matcher", "type", "command", "statusMessage", "url", "prompt", "model"),
+        ("matcher", "type", "command", "statusMessage", "url", "prompt", "model", "server", "tool"),
         "must be a string",
     ),
     **dict.fromkeys(
@@ -140,6 +142,7 @@ _RULES: Final = {
     "httpHookAllowedEnvVars": "must be a list of variable names",
     "allowedHttpHookUrls": 'must be a list of URL patterns, e.g. "https://hooks.example.com/*"',
     "headers": "must be an object mapping header names to strings",
+    "input": "must be an object of tool arguments",
     "timeout": "must be a positive number of seconds",
     "if": 'must be a string holding one permission rule, e.g. "Bash(git *)"',
     "onFailure": 'must be "continue" or "block"',
@@ -264,10 +267,7 @@ def _spec(
         return None
     command, args = _command(handler, source, where)
     _require(handler, source, where)
-    if kind not in RUN_TYPES:
-        message = f'handlers of type "{kind}" are not run by hookagent (it runs {_RUN_LIST})'
-        notes.skip(f"{where}.type", kind, message)
-    elif kind == "http" and event in _NO_HTTP:
+    if kind == "http" and event in _NO_HTTP:
         message = f'Claude Code does not run "http" handlers on {event} (only command, mcp_tool)'
         notes.skip(f"{where}.type", kind, message)
     elif kind in ("prompt", "agent") and event not in PROMPT_EVENTS:
@@ -301,6 +301,9 @@ def _spec(
         prompt=handler.prompt,
         model=handler.model,
         continue_on_block=handler.continue_on_block,
+        server=handler.server,
+        tool=handler.tool,
+        tool_input=None if handler.input is None else json.dumps(handler.input),
         source=source,
         where=where,
     )
@@ -326,15 +329,20 @@ def _tuple(items: list[str] | None) -> tuple[str, ...] | None:
     return None if items is None else tuple(items)
 
 
-_REQUIRED: Final = {"http": "url", "prompt": "prompt", "agent": "prompt"}
+_REQUIRED: Final = {
+    "http": ("url",),
+    "prompt": ("prompt",),
+    "agent": ("prompt",),
+    "mcp_tool": ("server", "tool"),
+}
 
 
 def _require(handler: _Handler, source: SettingsSource, where: str) -> None:
-    """A handler missing the field its type runs on is refused, as Claude Code refuses it."""
-    field = _REQUIRED.get(handler.type)
-    if field is not None and not getattr(handler, field):
-        message = f'a {handler.type} handler needs a non-empty "{field}" string'
-        raise ConfigError(message, file=source.path, key=f"{where}.{field}")
+    """A handler missing a field its type runs on is refused, as Claude Code refuses it."""
+    for field in _REQUIRED.get(handler.type, ()):
+        if not getattr(handler, field):
+            message = f'a {handler.type} handler needs a non-empty "{field}" string'
+            raise ConfigError(message, file=source.path, key=f"{where}.{field}")
 
 
 def _unknown_event(event: str, entries: object) -> str:

@@ -26,13 +26,13 @@ _COLUMNS = ("event", "point", "matcher", "if", "handler", "timeout", "where")
 
 def handler_text(spec: HandlerSpec) -> str:
     """What a handler runs, as one line: the command and its arguments, the url POSTed to,
-    or the prompt asked."""
+    the prompt asked or the MCP tool called."""
     if spec.type == "http":
         return f"POST {spec.url}"
     if spec.type in ("prompt", "agent"):
         return f"{spec.type}: {spec.prompt}"
-    if spec.type != "command":
-        return f"({spec.type}: not run)"
+    if spec.type == "mcp_tool":
+        return f"mcp_tool: {spec.server}/{spec.tool}"
     return " ".join([spec.command or "", *(spec.args or ())])
 
 

@@ -213,7 +213,7 @@ def _specs(
         typer.echo(f"warning: {skipped}; not run", err=True)
     fitting = [s for s in loaded.handlers if s.event == event and _fits(s, payload)]
     for spec in fitting:
-        if spec.type in ("prompt", "agent"):  # hooks test asks no model
+        if spec.type in ("prompt", "agent", "mcp_tool"):  # it asks no model, calls no server
             message = f"warning: {spec.label}: a {spec.type} handler; not run by hooks test"
             typer.echo(message, err=True)
     return [s for s in fitting if s.type in ("command", "http")]
