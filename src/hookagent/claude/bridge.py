@@ -23,7 +23,7 @@ from typing import Any, final
 
 from hookagent.capabilities.bash.tool import ENV_FILE_KEY
 from hookagent.claude.agent_hook import ask_agent
-from hookagent.claude.checks import check_settings
+from hookagent.claude.checks import check_servers, check_settings
 from hookagent.claude.combine import combine
 from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
 from hookagent.claude.http_hook import run_http
@@ -104,7 +104,7 @@ class ClaudeHooks:
         self.report = check_settings(settings)
         for line in self.report.warnings:
             warn(line)
-        _check_servers(settings, self.options)
+        check_servers(settings, self.options.mcp_servers)
         if not allow_unsupported:
             self.report.refuse()
         for skipped in self.report.skipped:
@@ -356,19 +356,6 @@ def _written(path: str) -> bool:
         return os.path.getsize(path) > 0
     except OSError:
         return False
-
-
-def _check_servers(settings: LoadedSettings, options: ClaudeHookOptions) -> None:
-    """An `mcp_tool` handler naming a server that is not configured would never run."""
-    for spec in settings.handlers:
-        if spec.type == "mcp_tool" and spec.server not in options.mcp_servers:
-            known = ", ".join(sorted(options.mcp_servers)) or "none"
-            raise ConfigError(
-                f'MCP server "{spec.server}" is not configured (configured: {known})',
-                file=spec.source.path,
-                key=f"{spec.where}.server",
-                value=spec.server,
-            )
 
 
 def _dedup(specs: list[HandlerSpec]) -> list[HandlerSpec]:

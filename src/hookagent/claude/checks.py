@@ -8,6 +8,7 @@ switches that turned hooks off) is a warning.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, final
 
@@ -17,7 +18,7 @@ from hookagent.claude.model import HandlerSpec, LoadedSettings, Skipped
 from hookagent.claude.rules import compile_rule
 from hookagent.errors import ConfigError
 
-__all__ = ["OPT_OUT", "SettingsReport", "check_settings"]
+__all__ = ["OPT_OUT", "SettingsReport", "check_servers", "check_settings"]
 
 OPT_OUT: Final = "--allow-unsupported-hooks (Python: allow_unsupported=True)"
 """How a user says "run without them"; named in every refusal."""
@@ -69,3 +70,16 @@ def _problems(spec: HandlerSpec) -> list[str]:
             if rule.problem:
                 found.append(f"{spec.label}: if {rule.problem}")
     return found
+
+
+def check_servers(settings: LoadedSettings, servers: Mapping[str, object]) -> None:
+    """An `mcp_tool` handler naming a server that is not configured would never run."""
+    for spec in settings.handlers:
+        if spec.type == "mcp_tool" and spec.server not in servers:
+            known = ", ".join(sorted(servers)) or "none"
+            raise ConfigError(
+                f'MCP server "{spec.server}" is not configured (configured: {known})',
+                file=spec.source.path,
+                key=f"{spec.where}.server",
+                value=spec.server,
+            )
