@@ -25,8 +25,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
-from typing import Final
+from collections.abc import Callable, Iterator
+from typing import Final, TypeVar
 
 from hookagent.capabilities.files.edits import EditArgs, WriteArgs, apply_edit, read_text
 from hookagent.capabilities.files.paths import PathError, Resolved, Root, describe, open_regular
@@ -37,6 +37,8 @@ __all__ = ["edit_state", "reconcile_edit", "reconcile_write"]
 _WORK: Final = 1 << 26
 """Characters an Edit's reconcile may compare while it looks for a place the edit could have
 been made; past this it answers unknown rather than hold the resume up."""
+T = TypeVar("T")
+
 _CHUNK: Final = 1 << 20
 _FOUND: Final = "found on resume: the call had finished before the run was interrupted"
 
@@ -46,16 +48,10 @@ class _Absent(Exception):
 
 
 def reconcile_write(root: Root, args: WriteArgs) -> Reconciled:
-    try:
-        found = _find(root, args.file_path)
-        try:
-            digest = _sha256(found)
-        finally:
-            os.close(found.parent_fd)
-    except _Absent as exc:
-        return Reconciled.not_done(str(exc))
-    except PathError as exc:
-        return Reconciled.unknown(str(exc))
+    seen = _inspect(root, args.file_path, _sha256)
+    if isinstance(seen, Reconciled):
+        return seen
+    found, digest = seen
     intended = args.content.encode("utf-8")
     if digest != hashlib.sha256(intended).hexdigest():
         return Reconciled.not_done(f"{found.display} holds other content than the write's")
@@ -75,18 +71,10 @@ def reconcile_write(root: Root, args: WriteArgs) -> Reconciled:
 def reconcile_edit(root: Root, args: EditArgs) -> Reconciled:
     if not args.old_string or args.old_string == args.new_string:
         return Reconciled.not_done("the edit is refused as it stands: it changed nothing")
-    try:
-        found = _find(root, args.file_path)
-        try:
-            if found.stat is None:
-                raise _Absent(f"{found.display} does not exist: an edit cannot have made it")
-            text = read_text(found)
-        finally:
-            os.close(found.parent_fd)
-    except _Absent as exc:
-        return Reconciled.not_done(str(exc))
-    except PathError as exc:
-        return Reconciled.unknown(str(exc))
+    seen = _inspect(root, args.file_path, _text)
+    if isinstance(seen, Reconciled):
+        return seen
+    found, text = seen
     outcome, reason = edit_state(text, args)
     if outcome == "not_done":
         return Reconciled.not_done(reason)
@@ -101,6 +89,29 @@ def reconcile_edit(root: Root, args: EditArgs) -> Reconciled:
     return Reconciled.done(
         ToolResult(content=f"Successfully edited {found.display} ({_FOUND})", data=data), reason
     )
+
+
+def _inspect(
+    root: Root, path: str, read: Callable[[Resolved], T]
+) -> tuple[Resolved, T] | Reconciled:
+    """What `read` finds at `path`: not done where nothing the call could have made is
+    there, unknown where the OS would not let us look."""
+    try:
+        found = _find(root, path)
+        try:
+            return found, read(found)
+        finally:
+            os.close(found.parent_fd)
+    except _Absent as exc:
+        return Reconciled.not_done(str(exc))
+    except PathError as exc:
+        return Reconciled.unknown(str(exc))
+
+
+def _text(found: Resolved) -> str:
+    if found.stat is None:
+        raise _Absent(f"{found.display} does not exist: an edit cannot have made it")
+    return read_text(found)
 
 
 def _find(root: Root, path: str) -> Resolved:
