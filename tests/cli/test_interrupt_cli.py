@@ -34,7 +34,9 @@ PLUGIN = textwrap.dedent(
     def slow(label: str) -> str:
         """Work until released."""
         (HERE / f"started-{label}").write_text("")
-        deadline = time.monotonic() + 10
+        # Well past `Running.finish`'s wait: a process that waited for this thread times
+        # out there, while a slow exit on a loaded machine cannot look like a waited tool.
+        deadline = time.monotonic() + 90
         while not (HERE / "release").exists() and time.monotonic() < deadline:
             time.sleep(0.02)
         with (HERE / "effects.txt").open("a") as log:
