@@ -129,21 +129,16 @@ def test_bad_names_and_descriptions_are_config_errors_naming_the_file(
 @pytest.mark.parametrize(
     ("front", "expected"),
     [
-        ("description: Use when: the user asks", "line 2: `: ` cannot appear in an unquoted"),
-        ("description: ok\njust words", "line 3: expected `key: value`, got 'just words'"),
         ("description: a\ndescription: b", "line 3: `description` is given twice (first on"),
-        ('description: "never closed', "line 2: the quoted string is never closed"),
-        ("description: 'never closed", "line 2: the quoted string is never closed"),
-        ('description: "ok" trailing', "line 2: unexpected text after the closing quote"),
-        ('description: "bad \\q escape"', "line 2: cannot read the quoted string"),
-        ("description: [a, b]", "line 2: `description` must be a string; quote it"),
-        ("description: {a: b}", "line 2: `description` must be a string; quote it"),
-        ("description:\n  - a\n  - b", "line 2: `description` must be a string, not a list"),
-        ("description:\n  key: value", "line 2: `description` must be a string, not a list"),
-        ("description: x\n- more", "line 2: `description` must be a string, not a list"),
-        ("description: x\n\tmore", "line 3: tabs cannot indent YAML"),
-        ("  description: x", "line 2: an indented line with no key above it"),
-        ("description: 'one'\n  two", "line 3: a quoted `description` must end on its own"),
+        ('description: "never closed', "line 2: cannot read `description`: found unexpected"),
+        ("description: 'never closed", "line 2: cannot read `description`: found unexpected"),
+        ('description: "ok" trailing', "line 2: cannot read `description`: did not find"),
+        ('description: "bad \\q escape"', "line 2: cannot read `description`: found unknown"),
+        ("description: [a, b]", "line 2: `description` must be text, not a list"),
+        ("description: {a: b}", "line 2: `description` must be text, not a map"),
+        ("description:\n  - a\n  - b", "line 2: `description` must be text, not a list"),
+        ("description:\n  key: value", "line 2: `description` must be text, not a map"),
+        ("description: 'one'\n  two", "line 3: cannot read `description`: did not find"),
     ],
 )
 def test_malformed_front_matter_is_a_config_error_naming_file_and_line(
@@ -167,6 +162,10 @@ def test_malformed_front_matter_is_a_config_error_naming_file_and_line(
         ("description:\n  On the next line,\n  continued.", "On the next line, continued."),
         ("description: Starts here\n  and goes on.", "Starts here and goes on."),
         ("# a comment\ndescription: x\n\nlicense: MIT", "x"),
+        ("description: Use when: the user asks", "Use when: the user asks"),
+        ("description: ok\njust words", "ok just words"),
+        ("description: x\n- more", "x - more"),
+        ("  description: x", "x"),
         (
             "description: x\nallowed-tools: Read, Grep\nmetadata:\n  version: '1.0'\n"
             "  owner: team: a\ntags:\n  - a\n- b",

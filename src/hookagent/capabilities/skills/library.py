@@ -5,12 +5,10 @@ A skills directory holds folder skills, `<name>/SKILL.md` plus any resource file
 opens with a front matter block between `---` lines giving `name` (default: the folder name
 or the file stem) and `description` (required); the rest is the body.
 
-The front matter is read by `hookagent.frontmatter`, the small strict reader of the YAML
-these files use. Only `name` and `description` are read, and must be strings (plain, quoted
-or a `|`/`>` block); other keys (`allowed-tools`, `license`, a nested `metadata:` map...) are
-accepted and ignored, however they are written. Anything the reader does not understand in
-the block's layout or in those two values is a `ConfigError` naming the file and the line,
-never a silent guess.
+The front matter is YAML, read by `hookagent.frontmatter` with Claude Code's leniency (an
+unquoted `: ` in a description is text). Only `name` and `description` are read, and must be
+text; other keys (`allowed-tools`, `license`, a nested `metadata:` map...) are accepted and
+ignored. A value that cannot be read is a `ConfigError` naming the file and the line.
 
 Precedence: within one directory a folder skill beats a legacy file of the same name;
 across directories the first directory given wins, as on a search path. Skills hidden that

@@ -2,7 +2,7 @@
 front matter `name`, `description`, `tools` (a list or a comma-separated string; absent or
 null, `tools:` with nothing after it, means the parent's tools, and `[]` none), `model`
 (`inherit` or a `provider:model` name); the body is the system prompt. `hookagent.frontmatter`
-reads the front matter; other keys are ignored."""
+reads the front matter as Claude Code does; other keys are ignored."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def load_spec(path: Path) -> AgentSpec:
         tools = [t.strip() for t in tools.split(",") if t.strip()]
     return AgentSpec(
         name=fields.text("name") or path.stem,
-        description=fields.loose_text("description") or "",
+        description=fields.text("description") or "",
         system_prompt=body,
         tools=tuple(tools) if tools is not None else None,
         model=fields.text("model") or "inherit",
