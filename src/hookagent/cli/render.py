@@ -185,7 +185,8 @@ class LiveRenderer:
     def _result_line(self, execution: ToolExecution) -> Text:
         line = Text("    ← ", style="dim")
         asked = self._asked.pop(execution.call_id, execution.args)
-        if dict(asked) != dict(execution.args):
+        if dict(asked) != dict(execution.args) and not execution.blocked:  # a blocked call
+            # did not run: the decision line above says what was rewritten and who blocked
             line += Text("ran as ", style="blue") + Text(_call(execution.name, execution.args))
             line += Text(": ")
         if execution.blocked:
@@ -199,7 +200,8 @@ class LiveRenderer:
 
 
 def decision_line(decision: Decision) -> Text:
-    """`decision <point>: <outcome> by <hook> — <reason or what changed>`."""
+    """`decision <point>: <outcome> by <hook> — <reason, what changed, the start of the
+    text hooks added>`."""
     style = _OUTCOME_STYLE.get(decision.outcome, "bold")
     line = Text("    decision ", style="dim") + Text(f"{decision.point}: ")
     line += Text(decision.outcome, style=style)
@@ -209,6 +211,8 @@ def decision_line(decision: Decision) -> Text:
             line += Text(f" ({decision.by})")
     details = [decision.reason] if decision.reason else []
     details += [change for vote in decision.votes for change in _changes(vote.changes)]
+    if decision.contexts:
+        details.append("added: " + _short("\n".join(decision.contexts)))
     details += [
         f"{vote.hook} failed: {vote.error}"
         for vote in decision.votes

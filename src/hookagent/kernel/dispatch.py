@@ -251,10 +251,16 @@ class Dispatcher:
 
 
 def _decider(folded: Folded[Any]) -> str | None:
-    """For a modification, the hook whose change stands last; else the deciding hook."""
+    """For a modification, the hook whose change stands last; else the deciding hook; for
+    a fold that only added context, the hooks that added it (else those that voted)."""
     if folded.best.kind == "proceed" and folded.modified_by is not None:
         return folded.modified_by
-    return folded.decided_by or folded.modified_by
+    found = folded.decided_by or folded.modified_by
+    if found is not None:
+        return found
+    votes = folded.votes
+    named = [vote.hook for vote in votes if vote.contexts] or [vote.hook for vote in votes]
+    return ", ".join(dict.fromkeys(named)) or None
 
 
 _ROUTINE: Final = {

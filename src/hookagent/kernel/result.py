@@ -140,6 +140,7 @@ class RunResult(Generic[OutputT]):
                     "result": e.result.content,
                     "is_error": e.result.is_error,
                     "blocked": e.blocked,
+                    "attempts": e.attempts,
                 }
                 for step in self.steps
                 for e in step.executions

@@ -19,13 +19,14 @@ from typing import Any, final
 from hookagent.durable import codec
 from hookagent.durable.journal import Durable, call_key
 from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
-from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
+from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL, TOOL_REFUSED
 from hookagent.kernel.cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
 from hookagent.kernel.in_doubt import settle_doubt
 from hookagent.kernel.reconcile import RECONCILE, note
 from hookagent.kernel.records import ToolExecution
+from hookagent.kernel.refusal import refused
 from hookagent.kernel.stream import ToolFinished, ToolStarted
 from hookagent.messages import ToolCall, ToolResultMessage
 from hookagent.surrogates import replace as replace_surrogates
@@ -112,14 +113,17 @@ class ToolExecutor:
         if invalid is not None:  # nothing can run, so there is nothing for hooks to guard
             self._record(ctx, call, call.args, None, invalid)
             return
+        asked = call  # as the reply has it: the step's record rebuilds args from it
         prepare = ctx.preparers.get(call.name)
         if prepare is not None:
             call = replace(call, args=prepare(call.args))
         args: Mapping[str, Any] = call.args
         proxy: Mapping[str, Any] | None = None
+        shown: Mapping[str, Any] | None = None  # `proxy` if it views the reply's own args
         contexts: tuple[str, ...] = ()
         if ctx.hooks.wants(BEFORE_TOOL):
             proxy = MappingProxyType(call.args)  # changed only through `modify`
+            shown = proxy if call is asked else None
             before, event = await ctx.hooks.fire(
                 BEFORE_TOOL,
                 ToolCallEvent(
@@ -130,9 +134,11 @@ class ToolExecutor:
             if before.outcome in ("block", "stop"):
                 if before.outcome == "stop":
                     ctx.state.stop_by(before)
+                elif ctx.hooks.wants(TOOL_REFUSED):
+                    contexts = (*contexts, *await refused(ctx, call, args, before))
                 message = f"Tool call {call.name!r} was blocked by {before.hook}: {before.reason}"
                 result = _with_context(ToolResult.error(message), contexts)
-                self._record(ctx, call, args, proxy, result, blocked=True)
+                self._record(ctx, asked, args, shown, result, blocked=True)
                 return
         if ctx.durable is not None:
             ctx.durable.call(call.id, step, call.name, args, "approved")
@@ -142,13 +148,13 @@ class ToolExecutor:
         except asyncio.CancelledError as exc:
             result = interrupted(call, exc)
             duration = perf_counter() - started
-            self._record(ctx, call, args, proxy, result, started=wall, duration=duration)
+            self._record(ctx, asked, args, shown, result, started=wall, duration=duration)
             raise
         self._record(
             ctx,
-            call,
+            asked,
             args,
-            proxy,
+            shown,
             result,
             started=wall,
             duration=perf_counter() - started,
@@ -166,9 +172,9 @@ class ToolExecutor:
         while True:
             started = perf_counter()
             if ctx.durable is None:
-                result = await self._execute(ctx, call, args, attempt)
+                result, attempt = await self._execute(ctx, call, args, attempt)
             else:
-                result = await self._execute_durably(ctx, call, args, attempt, ctx.durable)
+                result, attempt = await self._execute_durably(ctx, call, args, attempt, ctx.durable)
             if ctx.ended or not ctx.hooks.wants(AFTER_TOOL):
                 return _with_context(result, contexts), attempt
             after, event = await ctx.hooks.fire(
@@ -210,7 +216,7 @@ class ToolExecutor:
         args: Mapping[str, Any],
         attempt: int,
         durable: Durable,
-    ) -> ToolResult:
+    ) -> tuple[ToolResult, int]:
         """Exactly once: a result this segment already got is taken from the journal; a call
         that was started but never recorded as ended is in doubt and is not simply run again;
         otherwise `started` is made durable before the tool runs, and its result after."""
@@ -222,52 +228,53 @@ class ToolExecutor:
             if (reconciled := durable.find(settled)) is not None:  # as the first pass had it
                 note(ctx, codec.load("decision", reconciled.data))
             recorded: ToolResult = codec.load("result", entry.data)
-            return recorded
+            return recorded, attempt
         if call.id in durable.doubtful:
             durable.doubtful.discard(call.id)
             doubt = await settle_doubt(ctx, call, args, durable, settled)
             if doubt is not None:
                 durable.record(key, "tool", codec.dump("result", doubt))
-                return doubt
+                return doubt, attempt
         durable.call(call.id, state.position.step, call.name, args, "started")
         await durable.barrier(state)  # a crash from here on leaves the call in doubt
-        result = await self._execute(ctx, call, args, attempt)
+        result, attempt = await self._execute(ctx, call, args, attempt)
         data, result = codec.stored("result", result)  # what a resumed run will read
         durable.record(key, "tool", data)
         durable.finish_call(call.id, "failed" if result.is_error else "done", data)
         await durable.barrier(state)
-        return result
+        return result, attempt
 
     async def _execute(
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
-    ) -> ToolResult:
+    ) -> tuple[ToolResult, int]:
         """The tool's result as the run records it: text UTF-8 can carry (unpaired
         surrogates as U+FFFD, which a provider or the store would refuse), cut to a preview
-        and saved whole in the run's folder when longer than the tool's `max_result_chars`."""
-        result = await self._call_tool(ctx, call, args, attempt)
+        and saved whole in the run's folder when longer than the tool's `max_result_chars`;
+        and the number of its last attempt, error-policy retries counted."""
+        result, attempt = await self._call_tool(ctx, call, args, attempt)
         content = replace_surrogates(result.content)
         if content is not result.content:
             result = replace(result, content=content)
         if ctx.outputs is None:
-            return result
-        return await ctx.outputs.bound(ctx.state.run_id, call, result)
+            return result, attempt
+        return await ctx.outputs.bound(ctx.state.run_id, call, result), attempt
 
     async def _call_tool(
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
-    ) -> ToolResult:
+    ) -> tuple[ToolResult, int]:
         tool = ctx.tools[call.name]
         key = _idempotency_key(ctx, call, args)
         while True:
             try:
-                return await tool(args, ToolContext(run=ctx.view, call=call, idempotency_key=key))
+                context = ToolContext(run=ctx.view, call=call, idempotency_key=key)
+                return await tool(args, context), attempt
             except Exception as exc:
                 action = await self._errors.handle(
                     ctx, exc, where=f"tool:{call.name}", attempt=attempt, error_class="tool"
                 )
                 if action != "retry" or attempt > ctx.budgets.retries:
-                    return ToolResult.error(
-                        f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}"
-                    )
+                    error = f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}"
+                    return ToolResult.error(error), attempt
                 attempt += 1
 
     def _record(
