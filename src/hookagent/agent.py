@@ -156,8 +156,9 @@ class Agent:
         nobody answers now pauses it: the result's status is then `waiting`.
 
         `limits` replaces the agent's limits for this run only: keys `max_steps`,
-        `max_tokens`, `max_seconds`, `max_cost` (USD, built-in price table), as in
-        `AgentBuilder.limits`; None removes that limit. A run stopped by a limit has status
+        `max_tokens`, `max_seconds`, `max_cost` (USD, priced as the agent's `CostLimit`
+        prices, else by the built-in table; or a `CostLimit`), as in `AgentBuilder.limits`;
+        None removes that limit. A run stopped by a limit has status
         `stopped`, a `stop_reason` such as `steps_limit` and a `stop_message`.
 
         Cancelling the task that awaits it (`task.cancel()`, Ctrl-C under `asyncio.run`, a

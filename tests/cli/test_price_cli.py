@@ -91,3 +91,14 @@ def test_parse_prices() -> None:
     with pytest.raises(ConfigError) as info:
         parse_prices(["x=1/inf"])
     assert (info.value.key, info.value.value) == ("--price", "x=1/inf")
+
+
+def test_a_run_that_answers_on_the_step_that_crosses_the_cost_limit_completes(
+    tmp_path: Path,
+) -> None:
+    call = {"tool_calls": [{"name": "missing", "args": {}}], "usage": USAGE, "model": "acme-1"}
+    answer = {"text": "all done", "usage": USAGE, "model": "acme-1"}
+    (tmp_path / "turns.json").write_text(json.dumps([call, answer]))
+    code, out, stderr = run(tmp_path, "--price", "acme-1=20/100")  # $0.30 a turn
+    assert code == 0, stderr
+    assert (out["status"], out["output"], out["steps"]) == ("completed", "all done", 2)

@@ -209,14 +209,15 @@ def acme_response() -> dict[str, Any]:
 _ids = itertools.count()
 
 
-def test_cost_limit_is_a_capability_with_two_policy_hooks() -> None:
+def test_cost_limit_is_a_capability_a_meter_and_a_limit_checked_last() -> None:
     limit = CostLimit(1.0)
     assert isinstance(limit, h.Capability)
     assert list(limit.tools()) == []
     hooks = list(limit.hooks())
-    assert [(x.id, x.point, x.tier, x.kind) for x in hooks] == [
-        ("limits:cost_meter", h.AFTER_INFERENCE, "policy", "guard"),
-        ("limits:cost_limit", h.SHOULD_CONTINUE, "policy", "guard"),
+    assert [(x.id, x.point, x.tier, x.kind, x.always) for x in hooks] == [
+        ("limits:cost_meter", h.AFTER_INFERENCE, "policy", "guard", False),
+        ("limits:cost_limit", h.SHOULD_CONTINUE, "audit", "guard", True),
+        ("limits:cost_limit", h.STOP, "audit", "guard", True),
     ]
     assert COST_USD.name == "cost_usd"
 
@@ -277,3 +278,20 @@ async def test_a_remedy_replaces_the_advice_for_an_unpriced_model() -> None:
     )
     result = await agent(nameless, CostLimit(1.0, remedy=remedy)).run("go")
     assert "cannot be priced; add --price MODEL=IN/OUT" in (result.stop_message or "")
+
+
+async def test_a_run_that_answers_on_the_step_that_crosses_the_limit_is_completed() -> None:
+    answer = {"text": "all done", "usage": ACME_USAGE, "model": "acme-1"}
+    model = ScriptedModel([acme_turn(), answer])
+    result = await agent(model, CostLimit(0.4, prices={"acme-1": ACME})).run("go")
+    assert (result.status, result.output) == ("completed", "all done")
+    assert total(result) == 0.5
+
+
+async def test_a_stop_hooks_block_past_the_limit_becomes_a_cost_stop() -> None:
+    answer = {"text": "done?", "usage": ACME_USAGE, "model": "acme-1"}
+    model = ScriptedModel([answer, answer])
+    keep_going = (h.STOP, lambda e: h.HookResult.block("not yet"), {})
+    result = await agent(model, CostLimit(0.2, prices={"acme-1": ACME}), keep_going).run("go")
+    assert (result.status, result.stop_reason) == ("stopped", "cost_limit")
+    assert model.remaining == 1

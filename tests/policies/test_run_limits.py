@@ -70,3 +70,41 @@ async def test_bad_run_limits_are_config_errors_naming_the_key(limits: object, k
     with pytest.raises(h.ConfigError) as info:
         await looping_agent().run("go", limits=limits)  # type: ignore[arg-type]
     assert info.value.key == key
+
+
+ACME = {"input_tokens": 1_000_000, "output_tokens": 0}
+"""A million input tokens a call: $1 at the price below."""
+
+
+def _acme_agent(*capabilities: object) -> h.Agent:
+    from hookagent.testing import ScriptedModel
+
+    turn = {"tool_calls": [{"name": "ping"}], "usage": ACME, "model": "acme-1"}
+    builder = h.AgentBuilder().model(ScriptedModel([turn] * 5)).tools(ping)
+    for capability in capabilities:
+        builder.with_(capability)
+    return builder.limits(max_steps=10, max_tokens=None).build()
+
+
+async def test_a_run_max_cost_prices_models_as_the_agents_cost_limit_does() -> None:
+    from hookagent.models.prices import Price
+    from hookagent.policies.cost import CostLimit
+
+    agent = _acme_agent(CostLimit(100, prices={"acme-1": Price(input=1.0, output=1.0)}))
+    result = await agent.run("go", limits={"max_cost": 2})
+    assert (result.stop_reason, len(result.steps)) == ("cost_limit", 2)
+
+
+async def test_a_run_max_cost_can_be_a_cost_limit_with_its_own_prices() -> None:
+    from hookagent.models.prices import Price
+    from hookagent.policies.cost import CostLimit
+
+    limit = CostLimit(3, prices={"acme-1": Price(input=1.0, output=1.0)})
+    result = await _acme_agent().run("go", limits={"max_cost": limit})
+    assert (result.stop_reason, len(result.steps)) == ("cost_limit", 3)
+
+
+async def test_a_run_max_cost_without_prices_names_the_unpriced_model() -> None:
+    result = await _acme_agent().run("go", limits={"max_cost": 2})
+    assert result.stop_reason == "guard"
+    assert "no price for model 'acme-1'" in (result.stop_message or "")

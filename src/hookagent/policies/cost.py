@@ -1,14 +1,15 @@
 """`CostLimit`: stop a run once its model calls have cost `max_usd`.
 
-Two policy-tier hooks, like the limits in `limits.py`:
+A meter and a limit:
 
 - at after_inference, a guard meters each reply: it prices the reply's usage by the model the
   reply names (`ModelResponse.model_name`) and adds it to the run-metadata total `COST_USD`.
   Every model call is metered, retried ones included, since each is billed. The cost of a step
   is one table lookup (cached per model name) and one addition, whatever the history length.
-- at should_continue, a check stops the run (`stop_reason="cost_limit"`) once the total has
-  reached `max_usd`. Like the other limits it is checked between steps: the step that crosses
-  the limit still runs its tool calls.
+- the limit, like those in `limits.py`, is checked last at should_continue (audit tier) and
+  stops a run that would go on (`stop_reason="cost_limit"`) once the total has reached
+  `max_usd`: the step that crosses it still runs its tool calls, and a run that answers on
+  that step is completed.
 
 The model name comes from the reply only: neither the request nor the run view says which
 model the run uses. Every built-in driver names it (OpenAI and Anthropic report the exact,
@@ -28,13 +29,13 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, final
 
 from hookagent.errors import ConfigError
-from hookagent.hooks.events import ContinueEvent, InferenceResultEvent
+from hookagent.hooks.events import ContinueEvent, InferenceResultEvent, StopEvent
 from hookagent.hooks.hook import Hook, make_hook
-from hookagent.hooks.points import AFTER_INFERENCE, SHOULD_CONTINUE
+from hookagent.hooks.points import AFTER_INFERENCE
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.metadata import MetadataKey
 from hookagent.models.prices import PRICES, Price, cost, price_for
-from hookagent.tools.base import Tool
+from hookagent.policies.limits import Limit
 
 __all__ = ["COST_USD", "CostLimit"]
 
@@ -47,7 +48,7 @@ _UNKNOWN_MODES: Final = ("error", "ignore")
 
 
 @final
-class CostLimit:
+class CostLimit(Limit):
     """Stops the run once its model calls have cost `max_usd` US dollars.
 
     `prices` (USD per million tokens) are merged over the built-in `PRICES` table and looked
@@ -58,8 +59,6 @@ class CostLimit:
     `prices` here), for a surface that prices models another way; `{model}` in it is
     replaced by the model's name.
     """
-
-    name = "limits"
 
     def __init__(
         self,
@@ -92,8 +91,9 @@ class CostLimit:
         self.prices: Mapping[str, Price] = MappingProxyType({**PRICES, **_checked(prices)})
         self._resolved: dict[str, Price | None] = {}
 
-    def tools(self) -> Iterable[Tool]:
-        return ()
+    def with_max(self, max_usd: float) -> CostLimit:
+        """The same prices and advice, another limit (a run's own `max_cost`)."""
+        return CostLimit(max_usd, prices=self.prices, unknown=self.unknown, remedy=self.remedy)
 
     def hooks(self) -> Iterable[Hook[Any]]:
         yield make_hook(
@@ -105,15 +105,7 @@ class CostLimit:
             priority=100,
             timeout=None,
         )
-        yield make_hook(
-            SHOULD_CONTINUE,
-            self.check,
-            name="cost_limit",
-            source="limits",
-            tier="policy",
-            priority=100,
-            timeout=None,
-        )
+        yield from self._hooks(self.check, "cost_limit")
 
     def price(self, model: str) -> Price | None:
         """The price of `model` in this limit's table (looked up once per name)."""
@@ -145,7 +137,7 @@ class CostLimit:
             )
         return COST_USD.set(total + spent)
 
-    def check(self, event: ContinueEvent) -> HookResult | None:
+    def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         total = event.run.metadata.get(COST_USD.name, 0.0)
         if isinstance(total, int | float) and total >= self.max_usd:
             return HookResult.stop(

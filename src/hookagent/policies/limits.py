@@ -21,7 +21,7 @@ from hookagent.hooks.points import SHOULD_CONTINUE, STOP
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool
 
-__all__ = ["StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence"]
+__all__ = ["Limit", "StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence"]
 
 
 def _positive(owner: str, name: str, value: object) -> None:
@@ -31,7 +31,9 @@ def _positive(owner: str, name: str, value: object) -> None:
         )
 
 
-class _Limit:
+class Limit:
+    """A capability whose check stops a run that would go on (see the module)."""
+
     name = "limits"
 
     def tools(self) -> Iterable[Tool]:
@@ -61,7 +63,7 @@ class _Limit:
 
 
 @final
-class StepLimit(_Limit):
+class StepLimit(Limit):
     """Stops the run once it has taken `max_steps` steps."""
 
     def __init__(self, max_steps: int = 20) -> None:
@@ -86,7 +88,7 @@ class StepLimit(_Limit):
 
 
 @final
-class TokenLimit(_Limit):
+class TokenLimit(Limit):
     """Stops the run once input plus output tokens reach `max_tokens`."""
 
     def __init__(self, max_tokens: int = 32_768) -> None:
@@ -107,7 +109,7 @@ class TokenLimit(_Limit):
 
 
 @final
-class TimeLimit(_Limit):
+class TimeLimit(Limit):
     """Stops the run once its execution time (summed across resumes) reaches `max_seconds`.
 
     Checked between steps, like the original: a step in progress is not interrupted.
@@ -130,7 +132,7 @@ class TimeLimit(_Limit):
 
 
 @final
-class ToolCallPresence(_Limit):
+class ToolCallPresence(Limit):
     """Keeps the loop going while the model calls tools; a reply without calls ends it."""
 
     def hooks(self) -> Iterable[Hook[Any]]:
