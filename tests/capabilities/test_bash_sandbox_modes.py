@@ -104,8 +104,8 @@ async def test_a_missing_writable_path_is_an_error_result(bwrap: str, tmp_path: 
     ("kwargs", "message"),
     [
         ({"sandbox": "yes"}, r"Bash\(sandbox\): must be 'auto', 'required' or 'off'"),
-        ({"network": "on"}, r"Bash\(network\): must be 'off' or 'allow'"),
-        ({"network": ["pypi.org"]}, r"Bash\(network\): a domain allowlist is not supported yet"),
+        ({"network": "on"}, r"Bash\(network\): must be 'off', 'allow' or a list of domains"),
+        ({"network": ["pypi org"]}, r"Bash\(network\): 'pypi org' is not a host name"),
         ({"writable": "/srv"}, r"Bash\(writable\): takes a sequence of paths, not one"),
         ({"deny_paths": "~/.ssh"}, r"Bash\(deny_paths\): takes a sequence of paths, not one"),
     ],

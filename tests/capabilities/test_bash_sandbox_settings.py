@@ -77,9 +77,9 @@ def test_filesystem_paths_take_claude_codes_prefixes(tmp_path: Path) -> None:
         ({"autoAllowBashIfSandboxed": True}, "sandbox.autoAllowBashIfSandboxed", "approvals"),
         ({"allowUnsandboxedCommands": True}, "sandbox.allowUnsandboxedCommands", "never rerun"),
         (
-            {"network": {"allowedDomains": ["pypi.org"]}},
-            "sandbox.network.allowedDomains",
-            "a domain allowlist is not supported yet",
+            {"network": {"deniedDomains": ["pypi.org"]}},
+            "sandbox.network.deniedDomains",
+            "only an allowlist is enforced",
         ),
         ({"network": {"allowUnixSockets": ["/x"]}}, "sandbox.network.allowUnixSockets", "no"),
         ({"filesystem": {"denyWrite": ["/x"]}}, "sandbox.filesystem.denyWrite", "denyRead"),

@@ -90,7 +90,7 @@ def test_switches_are_read(tmp_path: Path) -> None:
 
 
 def test_unknown_keys_are_tolerated_everywhere(tmp_path: Path) -> None:
-    handler = cmd("fmt", description="format", once=True, futureField={"x": 1})
+    handler = cmd("fmt", description="format", futureField={"x": 1})
     data = on("PostToolUse", handler, matcher="Write")
     data["hooks"]["PostToolUse"][0]["description"] = "formatters"
     data.update(description="a plugin", env={"A": "1"}, model="opus", statusLine={})

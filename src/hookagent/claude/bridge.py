@@ -23,6 +23,7 @@ from typing import Any, final
 
 from hookagent.capabilities.bash.tool import ENV_FILE_KEY
 from hookagent.claude.agent_hook import ask_agent
+from hookagent.claude.background import read_later
 from hookagent.claude.checks import check_servers, check_settings
 from hookagent.claude.combine import combine
 from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
@@ -31,6 +32,7 @@ from hookagent.claude.matchers import ClaudeMatcher, compile_claude_matcher
 from hookagent.claude.mcp_hook import run_mcp_tool
 from hookagent.claude.model import (
     RUN_TYPES,
+    SEPARATE_KINDS,
     HandlerSpec,
     HandlerVerdict,
     LoadedSettings,
@@ -42,18 +44,18 @@ from hookagent.claude.payload import build_payload, claude_tool_input, claude_to
 from hookagent.claude.prompt_hook import PromptModels, ask
 from hookagent.claude.rules import PermissionRule, compile_rule
 from hookagent.claude.runner import run_handler, timeout_for
-from hookagent.claude.session import ClaudeSession, Sessions
+from hookagent.claude.session import ClaudeSession, Sessions, session_hooks
 from hookagent.claude.translate import to_hook_result
 from hookagent.errors import ConfigError
 from hookagent.hooks.events import RunEvent
 from hookagent.hooks.hook import Hook, make_hook
-from hookagent.hooks.points import EXECUTION_END, EXECUTION_START, SESSION_END
+from hookagent.hooks.points import EXECUTION_START
 from hookagent.hooks.result import HookResult
 from hookagent.messages import Message
 from hookagent.models.base import Model
 from hookagent.tools.base import Tool
 
-__all__ = ["NOT_RUN_KEY", "ClaudeHooks", "Selected"]
+__all__ = ["NOT_RUN_KEY", "ClaudeHooks", "EventHandlers", "Selected"]
 
 NOT_RUN_KEY = "claude_hooks_not_run"
 """Run metadata: the configured hooks hookagent did not run, when the user allowed that."""
@@ -65,6 +67,9 @@ log = logging.getLogger("hookagent.claude")
 @dataclass(frozen=True, slots=True)
 class Selected:
     """A handler ready to run: its matcher and `if` rule compiled once."""
+
+Ran = tuple[HandlerSpec, HandlerVerdict]
+"""A handler that ran, and its verdict."""
 
     spec: HandlerSpec
     matcher: ClaudeMatcher | None
@@ -139,18 +144,9 @@ class ClaudeHooks:
                 tier="policy" if managed else "default",
                 timeout=None,
             )
-        if groups:  # the run's Claude session ends with it, and again after SessionEnd
-            for point in (EXECUTION_END, SESSION_END):
-                yield make_hook(
-                    point,
-                    self._end,
-                    name="session",
-                    source="claude",
-                    kind="observer",
-                    tier="audit",
-                    always=True,
-                    timeout=None,
-                )
+        if groups:
+            background = any(s.spec.background for g in groups.values() for s in g)
+            yield from session_hooks(self._sessions, "claude", background=background)
         if self.report.skipped:
             yield make_hook(
                 EXECUTION_START,
@@ -161,9 +157,6 @@ class ClaudeHooks:
                 inherit="none",
                 timeout=None,
             )
-
-    async def _end(self, event: RunEvent) -> None:
-        await self._sessions.end(event.run)
 
     def _not_run(self, event: RunEvent) -> HookResult:
         """Record in the run what the user allowed to go unrun."""
@@ -188,7 +181,16 @@ def _select(spec: HandlerSpec) -> Selected:
 class EventHandlers:
     """The hook for one Claude Code event: select, run in parallel, merge, translate."""
 
-    __slots__ = ("_event", "_handlers", "_mapping", "_models", "_options", "_sessions")
+    __slots__ = (
+        "_event",
+        "_handlers",
+        "_mapping",
+        "_models",
+        "_options",
+        "_ran",
+        "_select",
+        "_sessions",
+    )
 
     def __init__(
         self,
@@ -205,16 +207,29 @@ class EventHandlers:
     async def __call__(self, event: Any) -> HookResult | None:
         if not applies_to(self._event, event):
             return None
+        *,
+        select: Callable[[Any, HandlerSpec], bool] | None = None,
+        ran: Callable[[Any, Sequence[HandlerSpec], Sequence[Ran]], None] | None = None,
         session = self._sessions.of(event.run)
+        """`select(event, spec)`: whether a handler is live for this event (a skill's, once
+        the skill is loaded); `ran(event, chosen, verdicts)`: told what ran and answered."""
         result = await self._answer(event, session)
         if self._event == "SessionStart":
+        self._select, self._ran = select, ran
             result = _with_env_file(result, event, session)
         return result
 
     async def _answer(self, event: Any, session: ClaudeSession) -> HookResult | None:
         cwd = session.payload.cwd
         subject, tool_input = self._subject(event, session)
-        chosen = _dedup([h.spec for h in self._handlers if h.fits(subject, tool_input, cwd)])
+        live = self._select
+        chosen = _dedup(
+            [
+                h.spec
+                for h in self._handlers
+                if (live is None or live(event, h.spec)) and h.fits(subject, tool_input, cwd)
+            ]
+        )
         if not chosen:
             return None
         payload = build_payload(self._event, event, session.payload)
@@ -230,6 +245,8 @@ class EventHandlers:
             self._event, combined, event, self._options, _decider(combined.decision, verdicts)
         )
         if combined.errors:  # a failing handler leaves its error in the vote
+        if self._ran is not None:
+            self._ran(event, chosen, verdicts)
             result = (result or HookResult.proceed()).with_error("; ".join(combined.errors))
         return result
 
@@ -240,19 +257,23 @@ class EventHandlers:
         session: ClaudeSession,
         flush: Callable[[], None],
         conversation: Sequence[Message] = (),
-    ) -> list[tuple[HandlerSpec, HandlerVerdict]]:
-        """Run `specs` on `payload` in parallel; background (`async`) ones are not awaited.
-        Prompt handlers on Stop/SubagentStop are shown `conversation`."""
+    ) -> list[Ran]:
+        """Run `specs` on `payload` in parallel; background ones (`async`, `asyncRewake`)
+        are started, not awaited: what they find waits in `session.background`. Prompt
+        handlers on Stop/SubagentStop are shown `conversation`."""
         env_file = session.env_file_ready() if self._event == "SessionStart" else None
-        waited = [spec for spec in specs if not spec.run_async]
+        waited = [spec for spec in specs if not spec.background]
 
         def one(spec: HandlerSpec) -> Coroutine[Any, Any, HandlerVerdict]:
             limit = timeout_for(spec, specs)
             return self._one(spec, payload, session, env_file, limit, flush, conversation)
 
         for spec in specs:
-            if spec.run_async:
-                session.keep(asyncio.ensure_future(one(spec)))
+            if spec.background:
+                limit = timeout_for(spec, specs)
+                ran = self._command(spec, payload, session, env_file, limit, flush)
+                later = read_later(self._event, spec, ran, spill_dir=session.files)
+                session.background.start(spec, asyncio.create_task(later))
         verdicts = await asyncio.gather(*(one(s) for s in waited))
         return list(zip(waited, verdicts, strict=True))
 
@@ -360,13 +381,13 @@ def _written(path: str) -> bool:
 
 def _dedup(specs: list[HandlerSpec]) -> list[HandlerSpec]:
     """One run per command string (http: per url) among settings-file handlers, as Claude
-    Code does (also across matchers); a plugin's copy runs on its own."""
+    Code does (also across matchers); a plugin's, skill's or subagent's copy runs on its own."""
     seen: set[tuple[str, str | None, tuple[str, ...] | None]] = set()
     kept = []
     for spec in specs:
         mcp = f"{spec.server}/{spec.tool}/{spec.tool_input}" if spec.type == "mcp_tool" else None
         key = (spec.type, spec.command or spec.url or spec.prompt or mcp, spec.args)
-        if spec.source.kind != "plugin":
+        if spec.source.kind not in SEPARATE_KINDS:
             if key in seen:
                 continue
             seen.add(key)

@@ -21,12 +21,15 @@ __all__ = [
     "ProcessOutcome",
     "PROMPT_EVENTS",
     "RUN_TYPES",
+    "SEPARATE_KINDS",
     "SourceKind",
     "SettingsSource",
     "Skipped",
 ]
 
-SourceKind = Literal["managed", "user", "project", "local", "explicit", "plugin"]
+SourceKind = Literal["managed", "user", "project", "local", "explicit", "plugin", "skill", "agent"]
+"""Where handlers come from: settings files by level, a plugin's hooks file, or the front
+matter of a skill or a subagent."""
 Decision = Literal["allow", "deny", "ask", "defer", "block", "none"]
 """A handler's decision: PreToolUse/PermissionRequest speak allow/deny/ask/defer; events with
 a top-level `decision` speak block; `none` is no opinion."""
@@ -88,6 +91,8 @@ PROMPT_EVENTS: Final = frozenset(
     }
 )
 """The events where Claude Code runs prompt (and agent) handlers."""
+SEPARATE_KINDS: Final = frozenset({"plugin", "skill", "agent"})
+"""Sources whose copy of a handler runs on its own: only settings files merge repeats."""
 
 
 @final
@@ -120,6 +125,13 @@ class HandlerSpec:
     on_failure: Literal["continue", "block"] | None = None
     run_async: bool = False
     async_rewake: bool = False
+    """Runs in the background (implies `run_async`); its exit 2 wakes the model."""
+    rewake_message: str | None = None
+    """asyncRewake: the line put before the hook's findings when they wake the model."""
+    rewake_summary: str | None = None
+    """asyncRewake: the one line the user is told when the findings wake the model."""
+    once: bool = False
+    """Skill front matter: removed after its first successful run in a session."""
     shell: str | None = None
     status_message: str | None = None
     url: str | None = None
@@ -145,6 +157,12 @@ class HandlerSpec:
     source: SettingsSource
     where: str
     """JSON path of the handler in its file, e.g. `hooks.PreToolUse[0].hooks[1]`."""
+
+    @property
+    def background(self) -> bool:
+        """Whether the handler runs without the event waiting for it (`async`,
+        `asyncRewake`)."""
+        return self.run_async or self.async_rewake
 
     @property
     def label(self) -> str:

@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
-from collections.abc import Sequence
+import weakref
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, final
 
+from hookagent.claude.background import Background, wake_hooks
 from hookagent.claude.model import HandlerSpec
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.payload import PayloadContext
 from hookagent.claude.runner import hook_env
 from hookagent.claude.transcript import TranscriptWriter
+from hookagent.hooks.events import RunEvent
+from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.points import EXECUTION_END, SESSION_END
 from hookagent.kernel.view import RunView
 from hookagent.messages import Message
 
-__all__ = ["ClaudeSession", "Sessions"]
+__all__ = ["ClaudeSession", "Sessions", "session_hooks"]
+
+log = logging.getLogger("hookagent.claude")
 
 
 @final
@@ -25,6 +33,7 @@ class ClaudeSession:
     """What the hooks of one run share: ids, paths, and hooks left running in background."""
 
     __slots__ = (
+        "__weakref__",
         "_env_fresh",
         "_envs",
         "background",
@@ -53,7 +62,7 @@ class ClaudeSession:
             permission_mode=options.permission_mode,
             subagent_tool_name=options.subagent_tool_name,
         )
-        self.background: set[asyncio.Task[Any]] = set()
+        self.background = Background()
         self.project_dir = options.project_dir
         self._envs: dict[tuple[str | None, bool], dict[bytes, bytes]] = {}
         self._env_fresh = False
@@ -91,15 +100,19 @@ class ClaudeSession:
             self._env_fresh = True
         return self.env_file
 
-    def keep(self, task: asyncio.Task[Any]) -> None:
-        self.background.add(task)
-        task.add_done_callback(self.background.discard)
-
     async def close(self) -> None:
-        """Wait for background hooks (each is bounded by its own timeout)."""
-        if self.background:
+        """Wait for background hooks (each is bounded by its own timeout); what they found
+        that no step took is logged, not dropped unseen."""
+        if self.background.tasks:
             with contextlib.suppress(Exception):
-                await asyncio.gather(*self.background, return_exceptions=True)
+                await asyncio.gather(*self.background.tasks, return_exceptions=True)
+        for found in self.background.take():
+            log.warning("background hook output after the run ended: %s", found.text)
+
+
+_OPEN: weakref.WeakValueDictionary[tuple[str, str], ClaudeSession] = weakref.WeakValueDictionary()
+"""Sessions open in this process, by run and project: the settings hooks and the hooks of
+skills and subagents of one run share one transcript and one set of background hooks."""
 
 
 @final
@@ -113,11 +126,44 @@ class Sessions:
     def of(self, run: RunView) -> ClaudeSession:
         session = self._by_run.get(run.run_id)
         if session is None:
-            session = self._by_run[run.run_id] = ClaudeSession(run, self._options)
+            session = _OPEN.get(self._key(run))
+            if session is None:
+                session = _OPEN[self._key(run)] = ClaudeSession(run, self._options)
+            self._by_run[run.run_id] = session
         return session
+
+    def background(self, run: RunView) -> Background | None:
+        """The run's background hooks, if its session is open here or beside these hooks."""
+        session = self._by_run.get(run.run_id) or _OPEN.get(self._key(run))
+        return None if session is None else session.background
+
+    def _key(self, run: RunView) -> tuple[str, str]:
+        return (run.run_id, str(Path(self._options.project_dir).resolve()))
 
     async def end(self, run: RunView) -> None:
         session = self._by_run.pop(run.run_id, None)
         if session is not None:
             session.flush(run.messages)
             await session.close()
+
+
+def session_hooks(sessions: Sessions, source: str, *, background: bool) -> Iterator[Hook[Any]]:
+    """The run's Claude session ends with it, and again after SessionEnd; with `background`
+    handlers, what they find reaches the model (`background.wake_hooks`)."""
+
+    async def end(event: RunEvent) -> None:
+        await sessions.end(event.run)
+
+    for point in (EXECUTION_END, SESSION_END):
+        yield make_hook(
+            point,
+            end,
+            name="session",
+            source=source,
+            kind="observer",
+            tier="audit",
+            always=True,
+            timeout=None,
+        )
+    if background:
+        yield from wake_hooks(sessions.background, source)

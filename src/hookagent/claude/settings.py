@@ -95,6 +95,9 @@ class _Handler(BaseModel):
     on_failure: Literal["continue", "block"] | None = Field(default=None, alias="onFailure")
     run_async: bool = Field(default=False, alias="async")
     async_rewake: bool = Field(default=False, alias="asyncRewake")
+    rewake_message: str | None = Field(default=None, alias="rewakeMessage")
+    rewake_summary: str | None = Field(default=None, alias="rewakeSummary")
+    once: bool = False
     shell: str | None = None
     status_message: str | None = Field(default=None, alias="statusMessage")
     url: str | None = None
@@ -256,6 +259,11 @@ def _spec(
         )
     if handler.if_rule is not None and event not in IF_EVENTS:
         notes.warn(where, f"`if` is checked only on {_IF_LIST}; on {event} this handler never runs")
+    background = _background(handler, where, notes)
+    if handler.once and source.kind != "skill":
+        notes.warn(
+            f"{where}.once", "honoured only in a skill's front matter, as in Claude Code: ignored"
+        )
     return HandlerSpec(
         event=event,
         matcher=matcher,
@@ -265,8 +273,11 @@ def _spec(
         timeout=handler.timeout,
         if_rule=handler.if_rule,
         on_failure=handler.on_failure,
-        run_async=handler.run_async,
-        async_rewake=handler.async_rewake,
+        run_async=background and handler.run_async,
+        async_rewake=background and handler.async_rewake,
+        rewake_message=handler.rewake_message,
+        rewake_summary=handler.rewake_summary,
+        once=handler.once and source.kind == "skill",
         shell=handler.shell,
         status_message=handler.status_message,
         url=handler.url,
@@ -297,6 +308,21 @@ def _command(
         None if handler.args is None else tuple(a.replace(PLUGIN_ROOT, root) for a in handler.args)
     )
     return handler.command.replace(PLUGIN_ROOT, root), args
+
+
+def _background(handler: _Handler, where: str, notes: _Notes) -> bool:
+    """Whether `async`/`asyncRewake` apply: Claude Code runs only command handlers in the
+    background; another type with them runs in the foreground, as there."""
+    if not (handler.run_async or handler.async_rewake):
+        return False
+    if handler.type == "command":
+        return True
+    notes.warn(
+        where,
+        f"async and asyncRewake apply to command handlers only; this {handler.type} "
+        "handler runs in the foreground",
+    )
+    return False
 
 
 def _tuple(items: list[str] | None) -> tuple[str, ...] | None:

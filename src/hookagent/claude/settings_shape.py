@@ -15,11 +15,17 @@ __all__ = ["shape_error"]
 
 _RULES: Final = {
     **dict.fromkeys(
-        ("matcher", "type", "command", "statusMessage", "url", "prompt", "model", "server", "tool"),
+        (
+            *("matcher", "type", "command", "statusMessage", "url", "prompt", "model"),
+            *("server", "tool", "rewakeMessage", "rewakeSummary"),
+        ),
         "must be a string",
     ),
     **dict.fromkeys(
-        ("async", "asyncRewake", "disableAllHooks", "allowManagedHooksOnly", "continueOnBlock"),
+        (
+            *("async", "asyncRewake", "once", "disableAllHooks", "allowManagedHooksOnly"),
+            "continueOnBlock",
+        ),
         "must be true or false",
     ),
     "hooks": "must be a list of handlers",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from hookagent.claude.http_policy import apply_http_bounds
-from hookagent.claude.model import HandlerSpec, LoadedSettings, SourceKind
+from hookagent.claude.model import SEPARATE_KINDS, HandlerSpec, LoadedSettings, SourceKind
 from hookagent.claude.settings import FileSettings, load_file
 from hookagent.errors import ConfigError
 
@@ -38,6 +38,8 @@ _PRECEDENCE: Final[dict[SourceKind, int]] = {
     "project": 2,
     "local": 3,
     "explicit": 4,
+    "skill",
+    "agent",
     "managed": 5,
 }
 """Who decides an ordinary key: managed > CLI > local > project > user. Plugins' hooks files
@@ -105,7 +107,8 @@ def default_managed_dir() -> Path:
 
 def merge(files: Sequence[FileSettings]) -> LoadedSettings:
     """One handler list from several files: concatenated in `MERGE_ORDER`, switches applied,
-    repeats across settings files removed (a plugin's copy stays, as in Claude Code #76297).
+    repeats across settings files removed (a plugin's or skill's copy stays, as in Claude
+    Code #76297).
 
     Files are sorted by level (stably), so callers need not pass them in order.
     """
@@ -177,7 +180,7 @@ def _dedup_key(spec: HandlerSpec) -> tuple[object, ...] | None:
     """What makes two settings-file handlers the same (their `if` rules included: a
     `git commit` guard and a `git push` guard running one script are two handlers); None for
     those never merged."""
-    if spec.type not in ("command", "http") or spec.source.kind == "plugin":
+    if spec.type not in ("command", "http") or spec.source.kind in SEPARATE_KINDS:
         return None
     matcher = None if spec.matcher in (None, "", "*") else spec.matcher  # all mean "every"
     return (spec.event, matcher, spec.type, spec.command or spec.url, spec.args, spec.if_rule)

@@ -17,14 +17,15 @@ from pathlib import Path
 
 from hookagent.capabilities.bash.parse import parse_command
 from hookagent.capabilities.bash.policy import BashPolicy
+from hookagent.capabilities.bash.refusals import refusal_decision
 from hookagent.capabilities.bash.rules import find_violation
 from hookagent.capabilities.bash.sandbox import DEFAULT_DENY_PATHS, NetworkMode, SandboxMode
 from hookagent.capabilities.bash.sandbox_config import OWN_FOLDER, SandboxConfig
 from hookagent.capabilities.bash.settings import read_sandbox_settings
 from hookagent.errors import ConfigError
 from hookagent.hooks.decorators import HookProvider, hook
-from hookagent.hooks.events import ToolCallEvent
-from hookagent.hooks.points import BEFORE_TOOL
+from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
+from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool
 
@@ -39,11 +40,14 @@ class Bash(HookProvider):
 
     `sandbox`: `"auto"` (sandboxed when bubblewrap works here, else unsandboxed, said once
     in the log and in each result's `data["sandbox"]`), `"required"` (no sandbox: a
-    `ConfigError` now, an error result per call) or `"off"`. `network`: `"off"` or `"allow"`.
-    `writable`: folders besides `root` the command may write. `deny_paths`: paths it may not
-    read at all (default: `DEFAULT_DENY_PATHS`, credentials in the home folder and sockets of
-    privileged services, plus hookagent's `.hookagent` folders); the `.hookagent` folder of
-    the run's files is denied whatever is given.
+    `ConfigError` now, an error result per call) or `"off"`. `network`: `"off"`, `"allow"`,
+    or a list of domain patterns (`example.com`, `*.example.com`, `host:443`: `domains.py`)
+    reachable only through a proxy run for the call (`proxy.py`); every connection the
+    proxy refuses becomes a decision of the run (`network_refusals`). `writable`: folders
+    besides `root` the command may write. `deny_paths`: paths it may not read at all
+    (default: `DEFAULT_DENY_PATHS`, credentials in the home folder and sockets of privileged
+    services, plus hookagent's `.hookagent` folders); the `.hookagent` folder of the run's
+    files is denied whatever is given.
     """
 
     name = "bash"
@@ -54,7 +58,7 @@ class Bash(HookProvider):
         policy: BashPolicy | None = None,
         *,
         sandbox: SandboxMode = "auto",
-        network: NetworkMode = "off",
+        network: NetworkMode | Sequence[str] = "off",
         writable: Sequence[str | os.PathLike[str]] = (),
         deny_paths: Sequence[str | os.PathLike[str]] | None = None,
     ) -> None:
@@ -74,11 +78,12 @@ class Bash(HookProvider):
         explicit: Sequence[str | os.PathLike[str]] = (),
         include_standard: bool = True,
         home: str | os.PathLike[str] | None = None,
-        network: NetworkMode = "off",
+        network: NetworkMode | Sequence[str] | None = None,
     ) -> Bash:
         """`Bash` with the `sandbox` keys of the Claude Code settings files of `project_dir`
         (managed, user, project, local) and `explicit` files (see `settings.py`); a key it
-        cannot honour is a `ConfigError` naming file and key."""
+        cannot honour is a `ConfigError` naming file and key. `network` (default `"off"`)
+        may not be given when the settings have `network.allowedDomains`, which give it."""
         from hookagent.claude.sources import standard_locations
 
         files: list[tuple[Path, str]] = [(Path(path), "explicit") for path in explicit]
@@ -88,6 +93,12 @@ class Bash(HookProvider):
         if include_standard:
             files = [*standard_locations(project_dir, home=home), *files]
         found = read_sandbox_settings(files, Path(project_dir).absolute())
+        if found.domains is not None and network is not None:
+            raise ConfigError(
+                "is given, and so is sandbox.network.allowedDomains in the settings; give one",
+                key="Bash.from_claude_settings(network)",
+                value=network,
+            )
         root_path = Path(root).expanduser().absolute()
         deny: list[str | os.PathLike[str]] = [*DEFAULT_DENY_PATHS, *found.deny]
         deny += [root_path / OWN_FOLDER, Path(OWN_FOLDER)]
@@ -95,7 +106,11 @@ class Bash(HookProvider):
             root,
             policy,
             sandbox=found.mode or "auto",
-            network=network,
+            network=found.domains
+            if found.domains is not None
+            else "off"
+            if network is None
+            else network,
             writable=found.writable,
             deny_paths=deny if found.deny else None,
         )
@@ -115,6 +130,12 @@ class Bash(HookProvider):
             parse_command(command), self.policy.rules, self.policy.allow_patterns
         )
         return None if violation is None else HookResult.block(violation.message)
+
+    @hook(AFTER_TOOL, match="Bash", tier="policy", kind="transform", timeout=None)
+    def network_refusals(self, event: ToolResultEvent) -> HookResult | None:
+        """Record the connections the call's proxy refused, as a decision naming each host,
+        port and reason, and tell the model (see `refusals.py`)."""
+        return refusal_decision(event)
 
     def __repr__(self) -> str:
         return f"Bash({str(self.root)!r})"

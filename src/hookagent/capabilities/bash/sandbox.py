@@ -10,8 +10,9 @@ has a network. `wrap` turns a profile and a command into a `bwrap` command line:
   `/dev/null`, so neither its names nor its contents can be read, and nothing written;
 - every namespace unshared (`--unshare-all`): a new PID namespace, so every process the
   command starts is killed when it ends (`--die-with-parent` ties it to the call too); no
-  network unless the profile allows it (`--share-net`); a new session (`--new-session`), so
-  no terminal can be written to;
+  network unless the profile allows it (`--share-net`): with a domain allowlist the
+  namespace keeps only its loopback, and `proxy.py` carries what the allowlist lets out; a
+  new session (`--new-session`), so no terminal can be written to;
 - no capabilities: `mount`, `chroot`, `unshare` and `nsenter` fail inside;
 - no new Unix-domain sockets (`seccomp.py`), so no service is reachable through one.
 
@@ -36,6 +37,7 @@ __all__ = [
     "DEFAULT_DENY_PATHS",
     "SANDBOX_ENV_FILE",
     "NetworkMode",
+    "NetworkRule",
     "Probe",
     "SandboxMode",
     "SandboxProfile",
@@ -45,6 +47,8 @@ __all__ = [
 
 SandboxMode = Literal["auto", "required", "off"]
 NetworkMode = Literal["off", "allow"]
+NetworkRule = NetworkMode | tuple[str, ...]
+"""`"off"`, `"allow"`, or the domain patterns (`domains.py`) reachable through the proxy."""
 
 DEFAULT_DENY_PATHS: Final[tuple[str, ...]] = (
     "~/.ssh",
@@ -92,14 +96,15 @@ class SandboxProfile:
 
     writable: tuple[str, ...]
     deny: tuple[str, ...]
-    network: NetworkMode = "off"
+    network: NetworkRule = "off"
 
     def missing(self) -> str | None:
         """A writable path that is not a folder now (bwrap cannot bind it), if any."""
         return next((path for path in self.writable if not os.path.isdir(path)), None)
 
     def as_data(self) -> dict[str, object]:
-        return {"writable": list(self.writable), "deny": list(self.deny), "network": self.network}
+        network = self.network if isinstance(self.network, str) else list(self.network)
+        return {"writable": list(self.writable), "deny": list(self.deny), "network": network}
 
 
 def wrap(

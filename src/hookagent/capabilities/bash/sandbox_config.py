@@ -3,8 +3,9 @@
 `mode="auto"` sandboxes when `bwrap` works here and otherwise runs commands unsandboxed,
 saying so once in the log and in every result's `data["sandbox"]`; `"required"` refuses to
 build (`ConfigError`) when there is no sandbox, and a call made without one is an error
-result naming why; `"off"` runs commands unsandboxed by choice. `network` is `"off"` or
-`"allow"`; a list of domains is refused, since no allowlisting proxy exists yet.
+result naming why; `"off"` runs commands unsandboxed by choice. `network` is `"off"`,
+`"allow"`, or a list of domain patterns (`domains.py`) reachable through the call's proxy
+(`proxy.py`); a pattern that is not one is a `ConfigError` naming it.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final, final, get_args
+from typing import TYPE_CHECKING, Final, final, get_args
 
+from hookagent.capabilities.bash.domains import DomainPattern
 from hookagent.capabilities.bash.sandbox import (
     DEFAULT_DENY_PATHS,
     NetworkMode,
+    NetworkRule,
     Probe,
     SandboxMode,
     SandboxProfile,
@@ -26,6 +29,9 @@ from hookagent.capabilities.bash.sandbox import (
     resolve_paths,
 )
 from hookagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hookagent.capabilities.bash.proxy import Resolver
 
 __all__ = ["SandboxConfig"]
 
@@ -41,9 +47,12 @@ class SandboxConfig:
 
     root: Path
     mode: SandboxMode = "auto"
-    network: NetworkMode = "off"
+    network: NetworkRule = "off"
     writable: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    resolver: Resolver | None = None
+    """How the proxy finds a host's addresses (None: the system's resolver); tests pin
+    names to a loopback server here."""
     _warned: bool = field(default=False, repr=False)
 
     @classmethod
@@ -60,14 +69,7 @@ class SandboxConfig:
             raise ConfigError(
                 "must be 'auto', 'required' or 'off'", key="Bash(sandbox)", value=mode
             )
-        if isinstance(network, (list, tuple)):
-            raise ConfigError(
-                "a domain allowlist is not supported yet; give 'off' or 'allow'",
-                key="Bash(network)",
-                value=network,
-            )
-        if network not in get_args(NetworkMode):
-            raise ConfigError("must be 'off' or 'allow'", key="Bash(network)", value=network)
+        rule = _network_rule(network)
         for name, paths in (("writable", writable), ("deny_paths", deny)):
             if isinstance(paths, (str, os.PathLike)):
                 raise ConfigError("takes a sequence of paths, not one", key=f"Bash({name})")
@@ -77,7 +79,7 @@ class SandboxConfig:
         config = cls(
             root=root,
             mode=mode,  # type: ignore[arg-type]
-            network=network,  # type: ignore[arg-type]
+            network=rule,
             writable=tuple(resolve_paths(list(writable), os.environ)),
             deny=tuple(resolve_paths(denied, os.environ)),
         )
@@ -112,3 +114,22 @@ class SandboxConfig:
             self._warned = True
             log.warning("Bash commands run WITHOUT a sandbox: %s", probe.reason)
         return probe
+
+
+def _network_rule(network: object) -> NetworkRule:
+    """`network` checked: a mode, or domain patterns kept as given (lower-cased, deduplicated)."""
+    if isinstance(network, (list, tuple)):
+        patterns: list[str] = []
+        for item in network:
+            try:
+                text = str(DomainPattern.parse(item))
+            except ValueError as exc:
+                raise ConfigError(str(exc), key="Bash(network)", value=item) from None
+            if text not in patterns:
+                patterns.append(text)
+        return tuple(patterns)
+    if network not in get_args(NetworkMode):
+        raise ConfigError(
+            "must be 'off', 'allow' or a list of domains", key="Bash(network)", value=network
+        )
+    return network  # type: ignore[return-value]  # checked against NetworkMode just above

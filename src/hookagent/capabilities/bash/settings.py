@@ -2,13 +2,19 @@
 
 Mapped: `enabled` (`false` → `sandbox="off"`, `true` → `"auto"`), `failIfUnavailable`
 (`true` → `"required"`), `filesystem.allowWrite` (writable paths) and `filesystem.denyRead`
-(deny paths, added to the defaults). Paths take Claude Code's prefixes: `//` absolute, `~/`
+(deny paths, added to the defaults), `network.allowedDomains` (the domain allowlist of
+the sandbox's proxy, patterns checked as `domains.py` reads them), and
+`network.allowManagedDomainsOnly` (set in managed settings: only their domains count).
+Paths take Claude Code's prefixes: `//` absolute, `~/`
 the home folder, `/` the settings file's folder, anything else the project folder. A key
 hookagent cannot honour is a `ConfigError` naming the file and the key, unless it holds the
 value that changes nothing (`excludedCommands: []`, `autoAllowBashIfSandboxed: false`, ...):
 `excludedCommands`, `allowUnsandboxedCommands: true` (commands never leave the sandbox),
 `autoAllowBashIfSandboxed: true` (approvals ask for Bash whether sandboxed or not),
-`network.allowedDomains` (no allowlisting proxy yet), the socket and proxy keys of `network`,
+`network.deniedDomains`, `network.allowUnixSockets` and `allowAllUnixSockets: true` (no Unix
+socket can be made in the sandbox), `network.allowLocalBinding: false` (a command may always
+listen on its sandbox's own loopback, which nothing outside reaches; `true` is accepted),
+`network.httpProxyPort` and `socksProxyPort` (hookagent runs its own proxy for each call),
 `filesystem.denyWrite`. Booleans follow Claude Code's precedence (managed, then the
 command line's files, local, project, user); lists are merged across files.
 """
@@ -22,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, final
 
+from hookagent.capabilities.bash.domains import DomainPattern
 from hookagent.capabilities.bash.sandbox import SandboxMode
 from hookagent.errors import ConfigError
 
@@ -38,19 +45,25 @@ _WHY: Final = {
     "excludedCommands": "every command runs in the sandbox; no command is excluded",
     "allowUnsandboxedCommands": "a command that fails in the sandbox is never rerun outside it",
     "autoAllowBashIfSandboxed": "approvals ask for Bash calls whether sandboxed or not",
-    "network.allowedDomains": "a domain allowlist is not supported yet (network is off)",
+    "network.deniedDomains": "only an allowlist is enforced; leave denied hosts out of it",
+    "network.allowUnixSockets": "no Unix socket can be made in the sandbox",
+    "network.allowAllUnixSockets": "no Unix socket can be made in the sandbox",
+    "network.allowLocalBinding": (
+        "a command may always listen on its sandbox's own loopback (nothing outside reaches it)"
+    ),
+    "network.httpProxyPort": "hookagent runs its own proxy for each call",
+    "network.socksProxyPort": "hookagent runs its own proxy for each call",
     "filesystem.denyWrite": "write-only denials are not supported; use denyRead",
 }
-_NETWORK_INERT: Final = (
-    "allowedDomains",
-    "deniedDomains",
-    "allowUnixSockets",
-    "allowAllUnixSockets",
-    "allowLocalBinding",
-    "allowManagedDomainsOnly",
-    "httpProxyPort",
-    "socksProxyPort",
-)
+_NETWORK_INERT: Final[dict[str, tuple[object, ...]]] = {
+    "deniedDomains": (None, []),
+    "allowUnixSockets": (None, []),
+    "allowAllUnixSockets": (None, False),
+    "allowLocalBinding": (None, True),
+    "httpProxyPort": (None,),
+    "socksProxyPort": (None,),
+}
+"""Network keys hookagent cannot honour, with the values that ask nothing of it."""
 
 
 @final
@@ -61,6 +74,11 @@ class SandboxSettings:
     mode: SandboxMode | None = None
     writable: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
+    domains: list[str] | None = None
+    """`network.allowedDomains` of every file (None: no file has the key)."""
+    managed_domains: list[str] | None = None
+    """Those of managed files alone, used when `managed_only`."""
+    managed_only: bool = False
 
 
 def read_sandbox_settings(
@@ -80,7 +98,9 @@ def read_sandbox_settings(
                 if key not in deciding or rank >= deciding[key][0]:
                     deciding[key] = (rank, value)
             else:
-                _read_key(where, key, value, found)
+                _read_key(where, key, value, found, kind)
+    if found.managed_only:
+        found.domains = found.managed_domains or []
     enabled = deciding.get("enabled", (0, None))[1]
     if enabled is False:
         found.mode = "off"
@@ -91,12 +111,12 @@ def read_sandbox_settings(
     return found
 
 
-def _read_key(where: _Where, key: str, value: object, found: SandboxSettings) -> None:
+def _read_key(where: _Where, key: str, value: object, found: SandboxSettings, kind: str) -> None:
     if key in _INERT:
         if value != _INERT[key]:
             raise where.error(f"sandbox.{key}", f"is not supported: {_WHY[key]}", value)
     elif key == "network":
-        _check_network(where, value)
+        _read_network(where, value, found, kind)
     elif key == "filesystem":
         _read_filesystem(where, value, found)
     else:
@@ -136,16 +156,39 @@ def _section(path: Path) -> Mapping[str, Any] | None:
     return section
 
 
-def _check_network(where: _Where, value: object) -> None:
+def _read_network(where: _Where, value: object, found: SandboxSettings, kind: str) -> None:
     if not isinstance(value, dict):
         raise where.error("sandbox.network", "must be an object", value)
     for key, item in value.items():
         name = f"sandbox.network.{key}"
-        if key not in _NETWORK_INERT:
+        if key == "allowedDomains":
+            domains = _domains(where, name, item)
+            found.domains = [*(found.domains or []), *domains]
+            if kind == "managed":
+                found.managed_domains = [*(found.managed_domains or []), *domains]
+        elif key == "allowManagedDomainsOnly":
+            if not isinstance(item, bool):
+                raise where.error(name, "must be true or false", item)
+            if item and kind != "managed":
+                raise where.error(name, "takes effect only in managed settings", item)
+            found.managed_only = found.managed_only or item
+        elif key not in _NETWORK_INERT:
             raise where.error(name, "is not a sandbox setting hookagent knows", item)
-        if item not in (None, False, []):
-            why = _WHY.get(f"network.{key}", "the sandbox has no network unless allowed")
-            raise where.error(name, f"is not supported: {why}", item)
+        elif item not in _NETWORK_INERT[key]:
+            raise where.error(name, f"is not supported: {_WHY[f'network.{key}']}", item)
+
+
+def _domains(where: _Where, name: str, items: object) -> list[str]:
+    """`allowedDomains` checked: each a pattern `DomainPattern` reads."""
+    if not isinstance(items, list):
+        raise where.error(name, "must be a list of domains", items)
+    domains: list[str] = []
+    for item in items:
+        try:
+            domains.append(str(DomainPattern.parse(item)))
+        except ValueError as exc:
+            raise where.error(name, str(exc), item) from None
+    return domains
 
 
 def _read_filesystem(where: _Where, value: object, found: SandboxSettings) -> None:

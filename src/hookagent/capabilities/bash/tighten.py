@@ -4,8 +4,11 @@ Before hooks run, a sandboxed Bash call's arguments get a `sandbox` key holding 
 capability's profile, `{writable, deny, network}`, so a `before_tool` hook reads it there and
 may `modify` it. When the call runs, the asked profile must be at most the capability's:
 every writable path inside a writable path of the capability, every deny path of the
-capability still denied (more may be added), and `network` `"allow"` only when the
-capability allows it. Anything looser is an error result naming it, and nothing runs.
+capability still denied (more may be added), and `network` no wider: `"allow"` only when
+the capability allows it, a list of domains only when the capability allows the network or
+every pattern is within one of its own (`DomainPattern.covers`: `api.github.com` or
+`*.api.github.com` within `*.github.com`, `host:443` within `host`), `"off"` always.
+Anything looser is an error result naming it, and nothing runs.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from hookagent.capabilities.bash.sandbox import SandboxProfile, resolve_paths
+from hookagent.capabilities.bash.domains import DomainPattern, DomainRules
+from hookagent.capabilities.bash.sandbox import NetworkRule, SandboxProfile, resolve_paths
 
 __all__ = ["SandboxArgs", "tighten"]
 
@@ -28,16 +32,16 @@ class SandboxArgs(BaseModel):
 
     writable: list[str] | None = None
     deny: list[str] | None = None
-    network: Literal["off", "allow"] | None = None
+    network: Literal["off", "allow"] | list[str] | None = None
 
 
 def tighten(base: SandboxProfile, asked: SandboxArgs | None) -> SandboxProfile | str:
     """`base` narrowed to `asked`, or the error message when `asked` would loosen it."""
     if asked is None:
         return base
-    network = base.network if asked.network is None else asked.network
-    if network == "allow" and base.network == "off":
-        return "Sandbox network cannot be loosened from 'off' to 'allow'"
+    network, problem = _network(base.network, asked.network)
+    if problem is not None:
+        return problem
     writable = base.writable
     if asked.writable is not None:
         relative = [path for path in asked.writable if not os.path.isabs(path)]
@@ -58,6 +62,37 @@ def tighten(base: SandboxProfile, asked: SandboxArgs | None) -> SandboxProfile |
             return f"Sandbox deny path {dropped[0]} of the policy cannot be dropped"
         deny = tuple(asked_deny)
     return SandboxProfile(writable=writable, deny=deny, network=network)
+
+
+def _network(
+    base: NetworkRule, asked: Literal["off", "allow"] | list[str] | None
+) -> tuple[NetworkRule, str | None]:
+    """The call's network rule, and the error message when `asked` is wider than `base`."""
+    if asked is None:
+        return base, None
+    if asked in ("off", base):
+        return asked, None
+    if isinstance(asked, str):
+        return base, f"Sandbox network cannot be loosened from {_shown(base)} to 'allow'"
+    if base == "off":
+        return base, "Sandbox network cannot be loosened from 'off' to a domain list"
+    try:
+        patterns = [DomainPattern.parse(text) for text in asked]
+    except ValueError as exc:
+        return base, f"Sandbox network domain {exc}"
+    if base != "allow":
+        rules = DomainRules.parse(base)
+        wider = rules.uncovered(patterns)
+        if wider is not None:
+            return base, (
+                f"Sandbox network domain {str(wider)!r} is not within the allowed domains of "
+                f"the policy ({rules.describe()})"
+            )
+    return tuple(str(pattern) for pattern in patterns), None
+
+
+def _shown(rule: NetworkRule) -> str:
+    return repr(rule) if isinstance(rule, str) else f"the domains {', '.join(rule) or '(none)'}"
 
 
 def _within(path: str, folders: Sequence[str]) -> bool:

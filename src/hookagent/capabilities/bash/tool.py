@@ -16,14 +16,18 @@ result, as Claude Code reports a failing command (PostToolUseFailure).
 Each command runs in the capability's sandbox (`sandbox.py`) when there is one; every
 result's `data["sandbox"]` records how: `{active, mode, writable, deny, network}`, plus
 `reason` when the command ran without one. With `sandbox="required"` and no sandbox, the
-call is an error result naming why, and nothing runs.
+call is an error result naming why, and nothing runs. With a domain allowlist the command
+is started by the forwarder of `proxy.py`, and the call's connections are added to the
+record: `allowed` and `refused` (`{host, port, method}` / `{host, port, reason}`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Final, final
@@ -32,10 +36,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from hookagent.capabilities.bash import seccomp
+from hookagent.capabilities.bash.domains import DomainRules
 from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
-from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, wrap
+from hookagent.capabilities.bash.proxy import CallProxy, forwarded, interpreter
+from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, SandboxProfile, wrap
 from hookagent.capabilities.bash.sandbox_config import SandboxConfig
 from hookagent.capabilities.bash.tighten import SandboxArgs, tighten
 from hookagent.tools.base import ToolContext, ToolResult
@@ -106,6 +112,7 @@ class BashTool(ModelTool[BashArgs]):
         }
         env_file = _env_file(ctx)
         fds: list[int] = []
+        proxy: CallProxy | None = None
         if probe.path is None:
             record["reason"] = probe.reason
             if args.sandbox is not None:
@@ -121,11 +128,12 @@ class BashTool(ModelTool[BashArgs]):
                 )
             argv = [_shell(env), "-c", _sourcing(env_file, args.command)]
         else:
-            missing = profile.missing()
-            if missing is not None:
-                return ToolResult.error(f"Writable path {missing} does not exist")
             inside = None if env_file is None else SANDBOX_ENV_FILE
             command = [_shell(env), "-c", _sourcing(inside, args.command)]
+            prepared = self._prepared(profile, command, ctx.call.id)
+            if isinstance(prepared, str):
+                return ToolResult.error(prepared)
+            command, proxy = prepared
             shown = () if env_file is None else ((env_file, SANDBOX_ENV_FILE),)
             filter_program = seccomp.program()
             if filter_program is not None:
@@ -139,24 +147,42 @@ class BashTool(ModelTool[BashArgs]):
                 seccomp_fd=fds[0] if fds else None,
             )
         try:
-            done = await run_command(
-                argv,
-                cwd=str(self.root),
-                env=env,
-                limit=limit,
-                kill_grace=self.policy.kill_grace_s,
-                keep_head=self.policy.keep_head,
-                keep_tail=self.policy.keep_tail,
-                spill=(ctx.run.files, f"bash-{ctx.call.id}"),
-                spill_after=self.policy.max_output,
-                pass_fds=fds,
-            )
+            async with proxy or contextlib.nullcontext():
+                done = await run_command(
+                    argv,
+                    cwd=str(self.root),
+                    env=env,
+                    limit=limit,
+                    kill_grace=self.policy.kill_grace_s,
+                    keep_head=self.policy.keep_head,
+                    keep_tail=self.policy.keep_tail,
+                    spill=(ctx.run.files, f"bash-{ctx.call.id}"),
+                    spill_after=self.policy.max_output,
+                    pass_fds=fds if proxy is None else [*fds, proxy.inside.fileno()],
+                )
         except OSError as exc:
             return ToolResult.error(f"Could not start {argv[0]}: {exc.strerror or exc}")
         finally:
             for fd in fds:
                 os.close(fd)
-        return self._result(done, limit, record)
+        return self._result(done, limit, record if proxy is None else record | proxy.report())
+
+    def _prepared(
+        self, profile: SandboxProfile, command: list[str], call_id: str
+    ) -> tuple[list[str], CallProxy | None] | str:
+        """`command` and the proxy of the call when its network is a domain allowlist, or
+        the error message when the profile cannot be had."""
+        missing = profile.missing()
+        if missing is not None:
+            return f"Writable path {missing} does not exist"
+        if not isinstance(profile.network, tuple):
+            return command, None
+        python = interpreter()
+        if python is None:
+            return f"The network proxy needs a Python outside /tmp, not {sys.executable}"
+        rules = DomainRules.parse(profile.network)
+        proxy = CallProxy(rules, call_id=call_id, resolver=self.sandbox.resolver)
+        return forwarded(python, command, proxy.inside.fileno()), proxy
 
     def _limit(self, timeout_ms: float | None) -> float | str:
         """The timeout in seconds, or the error message for a bad one."""
