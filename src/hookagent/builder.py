@@ -64,6 +64,8 @@ class AgentBuilder:
         self._error_policy: ErrorPolicy = ErrorPolicy.default()
         self._bindings: list[Callable[[Model], None]] = []
         self._agent_bindings: list[Callable[[Agent], None]] = []
+        self._installed: list[Capability] = []
+        self._model_aliases: dict[str, str | Model] = {}
         """`bind_agent` of capabilities that need the agent built (subagents)."""
         """`bind_model` of capabilities that adapt to the model (called by `build`)."""
         self._output: StructuredOutput[Any] | None = None
@@ -81,6 +83,36 @@ class AgentBuilder:
         else:
             self._model = model
         return self
+
+    def model_alias(self, alias: str, model: str | Model) -> Self:
+        """Run agent files that name `alias` as their model (`sonnet`, `opus`, `haiku`, a
+        full Claude id…) on `model`, a `provider:model` name or a `Model`."""
+        if not isinstance(alias, str) or not alias.strip() or alias.strip() == "inherit":
+            raise ConfigError(
+                "an alias is a model name used in agent files, not empty nor `inherit`",
+                key="model_alias",
+                value=alias,
+            )
+        if isinstance(model, str) and not model.partition(":")[2]:
+            raise ConfigError(
+                f"the model for {alias!r} is named provider:model, e.g. openai:gpt-4.1",
+                key="model_alias",
+                value=model,
+            )
+        self._model_aliases[alias.strip()] = model
+        return self
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the installed capabilities left out or will not honour as written (agent and
+        skill files that cannot be read, unmapped model aliases…); complete after `build`."""
+        found = [w for c in self._installed for w in getattr(c, "warnings", ())]
+        if self._model_aliases and not any(
+            callable(getattr(c, "bind_model_aliases", None)) for c in self._installed
+        ):
+            names = ", ".join(self._model_aliases)
+            found.append(f"model aliases {names}: no installed capability runs agent files")
+        return tuple(found)
 
     def system_prompt(self, text: str) -> Self:
         self._system_prompt = text
@@ -108,6 +140,7 @@ class AgentBuilder:
             self._add_tool(tool, capability.name)
         self._hooks.extend(capability.hooks())
         self._capabilities.append(capability.name)
+        self._installed.append(capability)
         bind = getattr(capability, "bind_model", None)
         if callable(bind):
             self._bindings.append(bind)
@@ -236,6 +269,10 @@ class AgentBuilder:
             raise ConfigError("no model: call .model(...) before .build()", key="AgentBuilder")
         for bind in self._bindings:
             bind(self._model)
+        for capability in self._installed:
+            bind_aliases = getattr(capability, "bind_model_aliases", None)
+            if callable(bind_aliases):
+                bind_aliases(dict(self._model_aliases))
         registry = HookRegistry(self._policy_hooks())
         for hook in self._hooks:
             registry.add(hook)

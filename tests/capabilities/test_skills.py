@@ -102,27 +102,54 @@ def test_readmes_hidden_entries_and_folders_without_skill_md_are_not_skills(
 
 
 @pytest.mark.parametrize(
+    ("where", "text", "name", "title"),
+    [
+        ("a/SKILL.md", skill_text(name="My_Skill"), "a", "My_Skill"),
+        ("a/SKILL.md", skill_text(name="-lead"), "a", "-lead"),
+        (
+            "hook-development/SKILL.md",
+            skill_text(name="Hook Development"),
+            "hook-development",
+            "Hook Development",
+        ),
+        ("Bad_Folder/SKILL.md", skill_text(), "bad-folder", None),
+        ("Legacy.md", skill_text(), "legacy", None),
+        ("Legacy.md", skill_text(name="'Legacy Notes'"), "legacy", "Legacy Notes"),
+    ],
+)
+def test_a_name_that_is_not_an_id_is_a_display_name_and_the_folder_names_the_skill(
+    tmp_path: Path, where: str, text: str, name: str, title: str | None
+) -> None:
+    write(tmp_path / where, text)
+    library = SkillLibrary.scan(tmp_path)
+    assert [(s.name, s.title) for s in library] == [(name, title)]
+    assert library.warnings == ()
+
+
+@pytest.mark.parametrize(
     ("where", "text", "expected"),
     [
-        ("a/SKILL.md", skill_text(name="My_Skill"), "'My_Skill' is not a valid skill name"),
-        ("a/SKILL.md", skill_text(name="-lead"), "'-lead' is not a valid skill name"),
-        ("Bad_Folder/SKILL.md", skill_text(), "taken from the folder name"),
-        ("Legacy.md", skill_text(), "(taken from the file name; set `name:` in the front matter)"),
         ("a/SKILL.md", "---\nname: a\n---\nbody\n", "description: is missing"),
         ("a/SKILL.md", "---\ndescription: ''\n---\nbody\n", "description: is empty"),
         ("a/SKILL.md", "---\ndescription:\n---\nbody\n", "description: is empty"),
         ("a/SKILL.md", "Just a body, no front matter.\n", "description: is missing"),
         ("a/SKILL.md", "---\ndescription: x\nbody, never closed\n", "is never closed"),
+        ("_/SKILL.md", skill_text(name="A B"), "no skill name: `name:` is not an id"),
     ],
 )
-def test_bad_names_and_descriptions_are_config_errors_naming_the_file(
+def test_a_skill_that_cannot_be_read_is_a_warning_and_the_others_load(
     tmp_path: Path, where: str, text: str, expected: str
 ) -> None:
     path = write(tmp_path / where, text)
+    write(tmp_path / "zz-good" / "SKILL.md", skill_text())
+    library = SkillLibrary.scan(tmp_path)
+    assert [s.name for s in library] == ["zz-good"]
+    (warning,) = library.warnings
+    assert warning.startswith(f"{path}")
+    assert expected in warning
+    assert warning.endswith("; the skill is left out")
     with pytest.raises(h.ConfigError) as caught:
-        SkillLibrary.scan(tmp_path)
-    assert str(caught.value).startswith(f"{path}")
-    assert expected in str(caught.value)
+        parse_skill(path, folder=path.parent)  # one file read on its own is still an error
     assert caught.value.file == str(path)
 
 
@@ -141,14 +168,15 @@ def test_bad_names_and_descriptions_are_config_errors_naming_the_file(
         ("description: 'one'\n  two", "line 3: cannot read `description`: did not find"),
     ],
 )
-def test_malformed_front_matter_is_a_config_error_naming_file_and_line(
+def test_malformed_front_matter_is_a_warning_naming_file_and_line(
     tmp_path: Path, front: str, expected: str
 ) -> None:
     path = write(tmp_path / "a" / "SKILL.md", f"---\n{front}\n---\nbody\n")
-    with pytest.raises(h.ConfigError, match="front matter") as caught:
-        Skills(tmp_path)
-    assert str(caught.value).startswith(f"{path}: ")
-    assert expected in str(caught.value)
+    skills = Skills(tmp_path)
+    assert len(skills.library) == 0
+    (warning,) = skills.warnings
+    assert warning.startswith(f"{path}: front matter ")
+    assert expected in warning
 
 
 @pytest.mark.parametrize(
@@ -186,20 +214,21 @@ def test_a_bom_and_windows_line_endings_are_read(tmp_path: Path) -> None:
     assert (skill.name, skill.description, skill.body) == ("a", "d", "body")
 
 
-def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+def test_a_file_that_is_not_utf8_is_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_bytes(b"---\ndescription: caf\xe9\n---\n")
-    with pytest.raises(h.ConfigError, match="not UTF-8 text") as caught:
-        Skills(tmp_path)
-    assert caught.value.file == str(path)
+    (warning,) = Skills(tmp_path).warnings
+    assert warning.startswith(f"{path}: not UTF-8 text")
 
 
-def test_two_skills_of_one_name_in_one_directory_are_a_config_error(tmp_path: Path) -> None:
-    write(tmp_path / "one" / "SKILL.md", skill_text(name="same"))
-    second = write(tmp_path / "two" / "SKILL.md", skill_text(name="same"))
-    with pytest.raises(h.ConfigError, match="two skills are named 'same'") as caught:
-        Skills(tmp_path)
-    assert caught.value.file == str(second)
+def test_two_skills_of_one_name_in_one_directory_the_first_loads(tmp_path: Path) -> None:
+    write(tmp_path / "one" / "SKILL.md", skill_text("First.", name="same"))
+    second = write(tmp_path / "two" / "SKILL.md", skill_text("Second.", name="same"))
+    skills = Skills(tmp_path)
+    assert [s.description for s in skills.library] == ["First."]
+    (warning,) = skills.warnings
+    assert warning.startswith(f"{second}")
+    assert "two skills are named 'same'; the first is " in warning
 
 
 def test_across_directories_the_first_one_wins(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """`Skills(*dirs)`: the `Skill` tool and the list of skills in the system prompt.
 
-Everything is read when the capability is built: a malformed skill file fails then, as a
-`ConfigError`, and no hook or tool call touches the disk. The list block is computed once;
+Everything is read when the capability is built: a skill file that cannot be read is left
+out then with a warning (`Skills.warnings`), and no hook or tool call touches the disk. The list block is computed once;
 the before_inference hook only checks that the request's system prompt lacks it and appends
 it. The request is rebuilt from the agent's system prompt every step, so the block is
 appended to every request, and never twice to one (a prompt already holding `<skills>` is
@@ -93,8 +93,8 @@ class Skills(HookProvider):
     directory, those that exist), offered through the `Skill` tool and listed in the
     system prompt. Across `dirs`, the first directory holding a name wins.
 
-    Raises `ConfigError` at construction for a given directory that does not exist and for
-    any malformed skill file, naming the file and the problem.
+    Raises `ConfigError` at construction for a given directory that does not exist; a skill
+    file that cannot be read is left out, named with the problem in `warnings`.
     """
 
     name = "skills"
@@ -104,6 +104,8 @@ class Skills(HookProvider):
         self._tool = SkillTool(self.library)
         self.block: Final = _block(self.library)
         """The text appended to the system prompt; None when no skill is installed."""
+        self.warnings: Final = self.library.warnings
+        """Skill files left out, each naming the file (and line) and why."""
 
     def __repr__(self) -> str:
         return f"Skills({', '.join(repr(str(d)) for d in self.library.searched)})"

@@ -2,8 +2,15 @@
 
 A skills directory holds folder skills, `<name>/SKILL.md` plus any resource files beside it
 (`scripts/`, `references/`, `assets/`...), and legacy skills, `<name>.md` files. Each file
-opens with a front matter block between `---` lines giving `name` (default: the folder name
-or the file stem) and `description` (required); the rest is the body.
+opens with a front matter block between `---` lines giving `name` and `description`
+(required); the rest is the body.
+
+A skill's name is its `name:` when that is an id (lowercase letters, digits and hyphens);
+otherwise, as Claude Code calls a skill by its folder, `name:` is a display name (`Hook
+Development`, kept as `Skill.title`) and the name is the folder's (or the legacy file's
+stem), lowercased with other characters made hyphens. A file that cannot be read (bad YAML
+in a value read, no description, a name taken twice) is left out with a warning naming the
+file and line, in `SkillLibrary.warnings`; the other skills load.
 
 The front matter is YAML, read by `hookagent.frontmatter` with Claude Code's leniency (an
 unquoted `: ` in a description is text). Only `name` and `description` are read, and must be
@@ -32,6 +39,7 @@ __all__ = ["DEFAULT_DIRS", "NAME_PATTERN", "Skill", "SkillLibrary", "parse_skill
 DEFAULT_DIRS: Final = (".claude/skills", "skills")
 """Looked in, under the working directory, when no directory is given; in this order."""
 NAME_PATTERN: Final = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_NOT_NAME: Final = re.compile(r"[^a-z0-9]+")
 SKILL_FILE: Final = "SKILL.md"
 _SKIPPED_DIRS: Final = frozenset({"__pycache__"})
 
@@ -45,6 +53,8 @@ class Skill:
     description: str
     """One line: runs of whitespace (a folded or literal block) become single spaces."""
     body: str
+    title: str | None = None
+    """`name:` as written when it is a display name rather than the skill's name."""
     path: Path
     """The SKILL.md (or legacy `.md`) file, absolute."""
     folder: Path | None = None
@@ -71,13 +81,15 @@ class SkillLibrary:
     shadowed: tuple[Skill, ...] = field(default=())
     """Skills hidden by a same-named skill: a SKILL.md over a legacy file, or an earlier
     directory's skill over a later one's."""
+    warnings: tuple[str, ...] = ()
+    """Skill files left out, each naming the file (and line) and why."""
 
     @classmethod
     def scan(cls, *dirs: str | os.PathLike[str]) -> SkillLibrary:
         """Read every skill in `dirs` (earlier wins), or in `DEFAULT_DIRS` that exist.
 
-        Raises `ConfigError` for a given directory that does not exist and for any skill
-        file that cannot be read, naming the file and the problem.
+        Raises `ConfigError` for a given directory that does not exist; a skill file that
+        cannot be read is left out with a warning (`warnings`).
         """
         if dirs:
             searched = tuple(_absolute(d) for d in dirs)
@@ -91,15 +103,16 @@ class SkillLibrary:
             present = tuple(where for where in searched if where.is_dir())
         found: dict[str, Skill] = {}
         shadowed: list[Skill] = []
+        warnings: list[str] = []
         for where in present:
-            own, hidden = _scan_dir(where)
+            own, hidden = _scan_dir(where, warnings)
             shadowed.extend(hidden)
             for name, skill in own.items():
                 if name in found:
                     shadowed.append(skill)
                 else:
                     found[name] = skill
-        return cls(dict(sorted(found.items())), searched, tuple(shadowed))
+        return cls(dict(sorted(found.items())), searched, tuple(shadowed), tuple(warnings))
 
     def __len__(self) -> int:
         return len(self.skills)
@@ -127,8 +140,9 @@ def _absolute(where: str | os.PathLike[str]) -> Path:
     return Path(os.path.abspath(os.path.expanduser(os.fspath(where))))
 
 
-def _scan_dir(where: Path) -> tuple[dict[str, Skill], list[Skill]]:
-    """(skills by name, legacy files a SKILL.md of the same name hides) in one directory."""
+def _scan_dir(where: Path, warnings: list[str]) -> tuple[dict[str, Skill], list[Skill]]:
+    """(skills by name, legacy files a SKILL.md of the same name hides) in one directory;
+    files that cannot be read are added to `warnings`."""
     try:
         with os.scandir(where) as listing:
             entries = sorted(listing, key=lambda e: e.name)
@@ -142,20 +156,27 @@ def _scan_dir(where: Path) -> tuple[dict[str, Skill], list[Skill]]:
         if entry.name.startswith("."):
             continue
         path = where / entry.name
-        if entry.is_dir():
-            if (path / SKILL_FILE).is_file():
-                _add(folders, parse_skill(path / SKILL_FILE, folder=path))
-        elif entry.name.endswith(".md") and entry.name.lower() != "readme.md" and entry.is_file():
-            _add(legacy, parse_skill(path))
+        try:
+            if entry.is_dir():
+                if (path / SKILL_FILE).is_file():
+                    _add(folders, parse_skill(path / SKILL_FILE, folder=path))
+            elif _is_legacy(entry.name) and entry.is_file():
+                _add(legacy, parse_skill(path))
+        except ConfigError as exc:
+            warnings.append(f"{exc}; the skill is left out")
     hidden = [skill for name, skill in legacy.items() if name in folders]
     return {**legacy, **folders}, hidden
+
+
+def _is_legacy(name: str) -> bool:
+    return name.endswith(".md") and name.lower() != "readme.md"
 
 
 def _add(skills: dict[str, Skill], skill: Skill) -> None:
     other = skills.get(skill.name)
     if other is not None:
         raise ConfigError(
-            f"two skills are named {skill.name!r}; the other is {other.path}",
+            f"two skills are named {skill.name!r}; the first is {other.path}",
             file=str(skill.path),
             key="name",
             value=skill.name,
@@ -168,18 +189,17 @@ def parse_skill(path: Path, *, folder: Path | None = None) -> Skill:
     source = str(path)
     fields, body = read_front_matter(path)
     raw_name = fields.text("name")
-    name = raw_name if raw_name is not None else (folder.name if folder else path.stem)
-    if not NAME_PATTERN.fullmatch(name):
-        origin = ""
-        if raw_name is None:
-            kind = "folder" if folder else "file"
-            origin = f" (taken from the {kind} name; set `name:` in the front matter)"
+    title = raw_name.strip() if raw_name is not None else None
+    if title is not None and NAME_PATTERN.fullmatch(title):
+        name, title = title, None
+    else:
+        name = _NOT_NAME.sub("-", (folder.name if folder else path.stem).lower()).strip("-")
+    if not name:
+        kind = "folder" if folder else "file"
         raise ConfigError(
-            f"{name!r} is not a valid skill name: lowercase letters, digits and hyphens, "
-            f"starting with a letter or digit{origin}",
+            f"no skill name: `name:` is not an id and the {kind} name has no letter or digit",
             file=source,
             key="name",
-            value=name,
         )
     description = " ".join((fields.text("description") or "").split())
     if not description:
@@ -195,6 +215,7 @@ def parse_skill(path: Path, *, folder: Path | None = None) -> Skill:
         name=name,
         description=description,
         body=body,
+        title=title or None,
         path=path,
         folder=folder,
         resources=resources,

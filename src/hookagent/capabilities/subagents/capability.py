@@ -2,8 +2,9 @@
 a bounded summary of the answer.
 
 A child is an agent of its own: its own state, `parent_run_id` naming its parent, its type
-on every event it fires (`event.run.agent_type`). It gets its parent's tools (or the spec's
-list of them), its parent's model unless the spec names one, and the parent's hooks that are
+on every event it fires (`event.run.agent_type`). It gets its parent's tools (or those of the
+spec's list its parent has), its parent's model unless the spec names one (`resolve`: model
+aliases, and the notices for what is not honoured, in `warnings`), and the parent's hooks that are
 inherited by its type (`inherit=` on each hook; policy-tier hooks always, so a child never
 escapes a parent's guard). `subagent_start` fires in the parent before the child runs;
 `subagent_stop` fires in the parent when the child is about to stop, and a block there keeps
@@ -17,6 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, final
 
+from hookagent.capabilities.subagents.resolve import (
+    child_model,
+    child_tools,
+    notices,
+    resolve_aliases,
+)
 from hookagent.capabilities.subagents.specs import AgentRegistry, AgentSpec
 from hookagent.errors import ConfigError
 from hookagent.hooks.events import StopEvent, SubagentEvent, ToolCallEvent
@@ -27,6 +34,7 @@ from hookagent.hooks.result import HookResult
 from hookagent.kernel.metadata import MetadataKey
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
+from hookagent.models.base import Model
 from hookagent.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -65,15 +73,29 @@ class Subagents:
         self.summary_max_chars = summary_max_chars
         self.tool = AgentTool(self)
         self._parent: Agent | None = None
+        self._aliases: dict[str, Model] = {}
+        self._notices: list[str] = []
         self._children: dict[str, Agent] = {}
         self.parents: dict[str, RunView] = {}
         """Child run id → its parent's view, while the child runs."""
         self.states: list[RunState] = []
         """Every child run's final state, for inspection and metrics."""
 
+    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
+        """The builder's model aliases (`AgentBuilder.model_alias`), resolved now."""
+        self._aliases = resolve_aliases(aliases)
+
     def bind_agent(self, agent: Agent) -> None:
-        """The builder hands over the agent it built: children are made from it."""
+        """The builder hands over the agent it built: children are made from it. What the
+        specs ask for and will not get is noted now, once (`warnings`)."""
         self._parent = agent
+        specs = self.registry.specs.values()
+        self._notices = notices(specs, agent.tools, self._aliases)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Agent files left out, and what the agents ask for and will not get as written."""
+        return (*self.registry.warnings, *self._notices)
 
     # -- capability -------------------------------------------------------------------
     def tools(self) -> Iterable[Tool]:
@@ -108,14 +130,13 @@ class Subagents:
 
     def _build_child(self, spec: AgentSpec) -> Agent:
         from hookagent.agent import Agent
-        from hookagent.models.resolve import resolve_model
 
         parent = self._parent
         if parent is None:
             raise ConfigError(
                 "Subagents was not installed with AgentBuilder.with_()", key="Subagents"
             )
-        tools = _tools_for(spec, parent.tools)
+        tools = child_tools(spec, parent.tools)
         registry = HookRegistry(h for h in parent.registry if h.inherited_by(spec.name))
         registry.add(
             make_hook(
@@ -126,9 +147,8 @@ class Subagents:
                 timeout=None,
             )
         )
-        model = parent.model if spec.model == "inherit" else resolve_model(spec.model)
         return Agent(
-            model=model,
+            model=child_model(spec, parent.model, self._aliases),
             tools=tools,
             registry=registry,
             system_prompt=spec.system_prompt,
@@ -240,17 +260,3 @@ class _StopBridge:
         if decision.outcome == "stop":
             return HookResult.stop(decision.reason or "stopped by subagent_stop")
         return None
-
-
-def _tools_for(spec: AgentSpec, parent: Mapping[str, Tool]) -> dict[str, Tool]:
-    tools = {name: tool for name, tool in parent.items() if getattr(tool, "inheritable", True)}
-    if spec.tools is None:
-        return tools
-    missing = [name for name in spec.tools if name not in tools]
-    if missing:
-        raise ConfigError(
-            f"agent {spec.name!r} names tools its parent does not have: {', '.join(missing)}",
-            file=spec.source,
-            key="tools",
-        )
-    return {name: tools[name] for name in spec.tools}

@@ -1,8 +1,15 @@
 """Subagent specs, from Python or from markdown files in Claude Code's `.claude/agents/` form:
 front matter `name`, `description`, `tools` (a list or a comma-separated string; absent or
 null, `tools:` with nothing after it, means the parent's tools, and `[]` none), `model`
-(`inherit` or a `provider:model` name); the body is the system prompt. `hookagent.frontmatter`
-reads the front matter as Claude Code does; other keys are ignored."""
+(`inherit`, an alias such as `sonnet`, or a `provider:model` name: see `Subagents`); the
+body is the system prompt. `hookagent.frontmatter` reads the front matter as Claude Code
+does; other keys are ignored.
+
+A `name:` that is not an id (lowercase letters, digits, hyphens) is a display name, kept as
+`AgentSpec.title`; the file's stem, lowercased with other characters made hyphens, names the
+agent. A folder is read with its sub-folders (`README.md` files aside); a file that cannot be
+read is left out with a warning naming it (and the line), in `AgentRegistry.warnings`, and the
+folder's other files load."""
 
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ from hookagent.frontmatter import read_front_matter
 __all__ = ["AgentRegistry", "AgentSpec"]
 
 _NAME: Final = re.compile(r"^[a-z][a-z0-9-]*$")
+_NOT_NAME: Final = re.compile(r"[^a-z0-9]+")
 
 
 @final
@@ -30,6 +38,8 @@ class AgentSpec:
     """Tool names the child may use; None: all of its parent's."""
     model: str = "inherit"
     source: str = "python"
+    title: str | None = None
+    """`name:` as written when it is a display name rather than the agent's name."""
 
     def __post_init__(self) -> None:
         where = f"agent {self.name!r} ({self.source})"
@@ -51,6 +61,8 @@ class AgentRegistry:
 
     def __init__(self, specs: Iterable[AgentSpec] = ()) -> None:
         self.specs: dict[str, AgentSpec] = {}
+        self.warnings: list[str] = []
+        """Agent files left out, each naming the file (and line) and why."""
         for spec in specs:
             self.register(spec)
 
@@ -65,14 +77,34 @@ class AgentRegistry:
 
     @classmethod
     def from_dirs(cls, *dirs: str | Path) -> AgentRegistry:
-        """Every `*.md` of each folder, in name order; later folders override earlier ones
-        (pass the user's folder before the project's)."""
+        """Every `*.md` of each folder and its sub-folders, in path order; later folders
+        override earlier ones (pass the user's folder before the project's). Within one
+        folder the first file of a name wins; the others, and files that cannot be read,
+        are named in `warnings`."""
         registry = cls()
         for folder in map(Path, dirs):
             if folder.is_dir():
-                for path in sorted(folder.glob("*.md")):
-                    registry.register(load_spec(path))
+                registry._load_folder(folder)
         return registry
+
+    def _load_folder(self, folder: Path) -> None:
+        seen: dict[str, str] = {}
+        for path in sorted(folder.rglob("*.md")):
+            if path.name.lower() == "readme.md" or not path.is_file():
+                continue
+            try:
+                spec = load_spec(path)
+            except ConfigError as exc:
+                self.warnings.append(f"{exc}; the agent is left out")
+                continue
+            if spec.name in seen:
+                self.warnings.append(
+                    f"{path}: a second agent named {spec.name!r} (the first is "
+                    f"{seen[spec.name]}); it is left out"
+                )
+                continue
+            seen[spec.name] = str(path)
+            self.register(spec)
 
     @classmethod
     def discover(cls, project_dir: str | Path = ".") -> AgentRegistry:
@@ -83,12 +115,27 @@ class AgentRegistry:
 
 
 def load_spec(path: Path) -> AgentSpec:
+    """One agent file; a `ConfigError` naming the file (and line) if it cannot be read."""
     fields, body = read_front_matter(path)
     tools = fields.text_or_list("tools")
     if isinstance(tools, str):
         tools = [t.strip() for t in tools.split(",") if t.strip()]
+    title = (fields.text("name") or "").strip() or None
+    name = title if title is not None and _NAME.match(title) else None
+    if name is None:
+        name = _NOT_NAME.sub("-", path.stem.lower()).strip("-")
+        if not name or not name[0].isalpha():
+            raise ConfigError(
+                "no agent name: `name:` is not an id and the file name does not start with a "
+                "letter",
+                file=str(path),
+                key="name",
+            )
+    else:
+        title = None
     return AgentSpec(
-        name=fields.text("name") or path.stem,
+        name=name,
+        title=title,
         description=fields.text("description") or "",
         system_prompt=body,
         tools=tuple(tools) if tools is not None else None,
