@@ -26,7 +26,7 @@ from hookagent.claude.agent_hook import ask_agent
 from hookagent.claude.background import read_later
 from hookagent.claude.checks import check_servers, check_settings
 from hookagent.claude.combine import combine
-from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
+from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to, ends_run
 from hookagent.claude.http_hook import run_http
 from hookagent.claude.matchers import ClaudeMatcher, compile_claude_matcher
 from hookagent.claude.mcp_hook import run_mcp_tool
@@ -40,7 +40,13 @@ from hookagent.claude.model import (
 )
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.output import read_verdict
-from hookagent.claude.payload import build_payload, claude_tool_input, claude_tool_name
+from hookagent.claude.payload import (
+    build_payload,
+    claude_tool_input,
+    claude_tool_name,
+    failure_type,
+)
+from hookagent.claude.project_events import occurrences
 from hookagent.claude.prompt_hook import PromptModels, ask
 from hookagent.claude.rules import PermissionRule, compile_rule
 from hookagent.claude.runner import run_handler, timeout_for
@@ -62,14 +68,14 @@ NOT_RUN_KEY = "claude_hooks_not_run"
 
 log = logging.getLogger("hookagent.claude")
 
+Ran = tuple[HandlerSpec, HandlerVerdict]
+"""A handler that ran, and its verdict."""
+
 
 @final
 @dataclass(frozen=True, slots=True)
 class Selected:
     """A handler ready to run: its matcher and `if` rule compiled once."""
-
-Ran = tuple[HandlerSpec, HandlerVerdict]
-"""A handler that ran, and its verdict."""
 
     spec: HandlerSpec
     matcher: ClaudeMatcher | None
@@ -137,11 +143,12 @@ class ClaudeHooks:
             )
             yield make_hook(
                 mapping.point,
-                runner,
+                _AfterOutcome(runner) if mapping.last else runner,
                 name=event_name,
                 kind=mapping.kind,
                 source="claude-managed" if managed else "claude",
-                tier="policy" if managed else "default",
+                tier="audit" if mapping.last else "policy" if managed else "default",
+                always=mapping.last,
                 timeout=None,
             )
         if groups:
@@ -200,22 +207,24 @@ class EventHandlers:
         options: ClaudeHookOptions,
         sessions: Sessions,
         models: PromptModels,
+        *,
+        select: Callable[[Any, HandlerSpec], bool] | None = None,
+        ran: Callable[[Any, Sequence[HandlerSpec], Sequence[Ran]], None] | None = None,
     ) -> None:
+        """`select(event, spec)`: whether a handler is live for this event (a skill's, once
+        the skill is loaded); `ran(event, chosen, verdicts)`: told what ran and answered."""
         self._event, self._mapping, self._handlers = event_name, mapping, handlers
         self._options, self._sessions, self._models = options, sessions, models
+        self._select, self._ran = select, ran
 
     async def __call__(self, event: Any) -> HookResult | None:
         if not applies_to(self._event, event):
             return None
-        *,
-        select: Callable[[Any, HandlerSpec], bool] | None = None,
-        ran: Callable[[Any, Sequence[HandlerSpec], Sequence[Ran]], None] | None = None,
         session = self._sessions.of(event.run)
-        """`select(event, spec)`: whether a handler is live for this event (a skill's, once
-        the skill is loaded); `ran(event, chosen, verdicts)`: told what ran and answered."""
-        result = await self._answer(event, session)
+        result = None
+        for occurrence in occurrences(self._event, event, self._options):
+            result = await self._answer(occurrence, session) or result
         if self._event == "SessionStart":
-        self._select, self._ran = select, ran
             result = _with_env_file(result, event, session)
         return result
 
@@ -236,6 +245,8 @@ class EventHandlers:
         # the transcript is written while the hooks start: they learn its path from stdin
         flush = functools.partial(session.flush, event.run.messages)
         verdicts = await self.run(chosen, payload, session, flush, event.run.messages)
+        if self._ran is not None:
+            self._ran(event, chosen, verdicts)
         combined = combine(
             self._event, verdicts, updated_input_conflict=self._options.updated_input_conflict
         )
@@ -245,8 +256,6 @@ class EventHandlers:
             self._event, combined, event, self._options, _decider(combined.decision, verdicts)
         )
         if combined.errors:  # a failing handler leaves its error in the vote
-        if self._ran is not None:
-            self._ran(event, chosen, verdicts)
             result = (result or HookResult.proceed()).with_error("; ".join(combined.errors))
         return result
 
@@ -351,6 +360,8 @@ class EventHandlers:
         if field is None:
             return None, None
         value = getattr(event, field)
+        if isinstance(value, BaseException):  # StopFailure: Claude Code's name for the error
+            return failure_type(value), None
         if field != "tool_name" or value is None:
             return value, None
         name = claude_tool_name(value, session.payload)
@@ -358,6 +369,23 @@ class EventHandlers:
         if args is None:  # permission_request: the question carries the call
             args = event.question.args or {}
         return name, claude_tool_input(value, args, session.payload.cwd)
+
+
+@final
+class _AfterOutcome:
+    """An event's handlers run once the point's other hooks have voted, and only when their
+    outcome means the event happens (StopFailure: the model error ends the run)."""
+
+    __slots__ = ("__name__", "_runner")
+
+    def __init__(self, runner: EventHandlers) -> None:
+        self._runner = runner
+        self.__name__ = "after_outcome"
+
+    async def __call__(self, event: Any, outcome: HookResult) -> HookResult | None:
+        if not ends_run(event, outcome):
+            return None
+        return await self._runner(event)
 
 
 def _with_env_file(
