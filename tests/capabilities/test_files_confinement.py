@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hookagent.capabilities.files import FileTools, paths
+from hookagent.capabilities.files.grep_ripgrep import find_rg
 from hookagent.capabilities.files.paths import PathError, Root, open_regular
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
@@ -20,7 +21,12 @@ SECRET = "top secret"
 
 
 async def call(root: Path, name: str, args: dict[str, Any]) -> ToolResult:
-    tool = next(t for t in FileTools(root).tools() if t.name == name)
+    """`name` is a tool's, or `Grep:python` / `Grep:ripgrep` for one engine of Grep."""
+    name, _, engine = name.partition(":")
+    if engine == "ripgrep" and find_rg() is None:
+        pytest.skip("ripgrep is not installed (the dev extra installs it)")
+    tools = FileTools(root, search="python" if engine == "python" else "auto").tools()
+    tool = next(t for t in tools if t.name == name)
     ctx = ToolContext(run=RunView(RunState()), call=ToolCall(id="c1", name=name))
     return await asyncio.wait_for(tool(args, ctx), timeout=10)  # a FIFO must never hang us
 
@@ -45,10 +51,11 @@ def with_path(name: str, path: str) -> dict[str, Any]:
         "Glob": {"pattern": "**/*", "path": path},
         "Grep": {"pattern": "secret", "path": path},
         "LS": {"path": path},
-    }[name]
+    }[name.partition(":")[0]]
 
 
-TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "LS"]
+TOOLS = ["Read", "Write", "Edit", "Glob", "Grep:ripgrep", "Grep:python", "LS"]
+GREPS = ["Grep:ripgrep", "Grep:python"]
 
 
 def untouched(root: Path) -> None:
@@ -82,7 +89,7 @@ async def test_symlinks_pointing_outside_are_refused(root: Path, name: str) -> N
     (root / "linkdir").symlink_to(outside)
     (root / "abs.txt").symlink_to("/etc/passwd")
     targets = ["link.txt", "abs.txt", "linkdir/secret.txt"]
-    if name in ("Glob", "Grep", "LS"):
+    if name in ("Glob", *GREPS, "LS"):
         targets = ["linkdir", "linkdir/"]
     for target in targets:
         result = await call(root, name, with_path(name, target))
@@ -92,15 +99,22 @@ async def test_symlinks_pointing_outside_are_refused(root: Path, name: str) -> N
     untouched(root)
 
 
-async def test_searches_over_the_root_skip_links_leading_out(root: Path) -> None:
+@pytest.mark.parametrize("grep", GREPS)
+async def test_searches_over_the_root_skip_links_leading_out(root: Path, grep: str) -> None:
     (root / "link.txt").symlink_to(root.parent / "outside" / "secret.txt")
     (root / "linkdir").symlink_to(root.parent / "outside")
     (root / "inner.txt").symlink_to("ok.txt")  # stays inside: fine to follow
     glob = await call(root, "Glob", {"pattern": "**/*.txt"})
     assert sorted(glob.data["filenames"]) == [str(root / "inner.txt"), str(root / "ok.txt")]
-    grep = await call(root, "Grep", {"pattern": "secret|fine", "output_mode": "content"})
-    assert SECRET not in grep.content
-    assert f"{root / 'inner.txt'}:1:fine" in grep.content
+    found = await call(root, grep, {"pattern": "secret|fine", "output_mode": "content"})
+    # Grep follows no link met while searching a directory (ripgrep's rule, both engines);
+    # one named as `path` is followed while it stays inside.
+    assert SECRET not in found.content
+    assert found.content == f"{root / 'ok.txt'}:1:fine"
+    named = await call(
+        root, grep, {"pattern": "fine", "path": "inner.txt", "output_mode": "content"}
+    )
+    assert named.content == f"{root / 'inner.txt'}:1:fine"
     listing = await call(root, "LS", {"path": "."})
     assert "[link] linkdir" in listing.content and SECRET not in listing.content
 
@@ -137,8 +151,12 @@ async def test_devices_fifos_and_sockets_are_refused_without_hanging(root: Path)
     for name in ("Read", "Write", "Edit"):
         result = await call(root, name, with_path(name, "pipe"))
         assert result.is_error and "is a FIFO" in result.content, name
-    grep = await call(root, "Grep", {"pattern": ".", "output_mode": "count"})
-    assert grep.data["filenames"] == [str(root / "ok.txt")]
+    for grep in GREPS:
+        found = await call(root, grep, {"pattern": ".", "output_mode": "count"})
+        assert found.data["filenames"] == [str(root / "ok.txt")], grep
+        for named in ("pipe", "zero"):
+            refused = await call(root, grep, {"pattern": ".", "path": named})
+            assert refused.is_error and named in refused.content, (grep, refused.content)
     glob = await call(root, "Glob", {"pattern": "*"})
     assert glob.data["filenames"] == [str(root / "ok.txt")]
 

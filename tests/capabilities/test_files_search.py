@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from hookagent.capabilities.files import FileTools
+from hookagent.capabilities.files.grep_ripgrep import find_rg
 from hookagent.capabilities.files.walk import compile_glob, literal_prefix
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
@@ -17,7 +18,12 @@ from hookagent.tools.base import ToolContext, ToolResult
 
 
 async def call(root: Path, name: str, args: dict[str, Any]) -> ToolResult:
-    tool = next(t for t in FileTools(root).tools() if t.name == name)
+    """`name` is a tool's, or `Grep:python` / `Grep:ripgrep` for one engine of Grep."""
+    name, _, engine = name.partition(":")
+    if engine == "ripgrep" and find_rg() is None:
+        pytest.skip("ripgrep is not installed (the dev extra installs it)")
+    tools = FileTools(root, search="python" if engine == "python" else "auto").tools()
+    tool = next(t for t in tools if t.name == name)
     ctx = ToolContext(run=RunView(RunState()), call=ToolCall(id="c1", name=name))
     return await tool(args, ctx)
 
@@ -29,6 +35,9 @@ def tree(root: Path, files: dict[str, str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         os.utime(path, (1_000_000 + age, 1_000_000 + age))
+
+
+GREPS = ["Grep:ripgrep", "Grep:python"]
 
 
 @pytest.fixture
@@ -99,17 +108,19 @@ def test_glob_translation() -> None:
     assert literal_prefix("main.py") == ("", "main.py")
 
 
-async def test_grep_lists_matching_files_newest_first_by_default(project: Path) -> None:
-    result = await call(project, "Grep", {"pattern": "hello"})
+@pytest.mark.parametrize("grep", GREPS)
+async def test_grep_lists_matching_files_newest_first_by_default(project: Path, grep: str) -> None:
+    result = await call(project, grep, {"pattern": "hello"})
     names = [str(project / n) for n in ("src/web/page.tsx", "src/app/util.py")]
     assert result.data["filenames"] == names
     assert result.content == "Found 2 files\n" + "\n".join(names)
 
 
-async def test_grep_content_mode_with_line_numbers_case_and_glob(project: Path) -> None:
+@pytest.mark.parametrize("grep", GREPS)
+async def test_grep_content_mode_with_line_numbers_case_and_glob(project: Path, grep: str) -> None:
     result = await call(
         project,
-        "Grep",
+        grep,
         {"pattern": "hello", "-i": True, "output_mode": "content", "glob": "*.py"},
     )
     main, util = project / "src/app/main.py", project / "src/app/util.py"
@@ -118,44 +129,52 @@ async def test_grep_content_mode_with_line_numbers_case_and_glob(project: Path) 
         f"{util}:1:HELLO = 1",
         f"{util}:2:hello = 2",
     ]
-    plain = await call(project, "Grep", {"pattern": "HELLO", "output_mode": "content", "-n": False})
+    plain = await call(project, grep, {"pattern": "HELLO", "output_mode": "content", "-n": False})
     assert plain.content == f"{util}:HELLO = 1"
 
 
-async def test_grep_count_mode_head_limit_and_single_files(project: Path) -> None:
-    count = await call(project, "Grep", {"pattern": "(?i)hello", "output_mode": "count"})
+@pytest.mark.parametrize("grep", GREPS)
+async def test_grep_count_mode_head_limit_and_single_files(project: Path, grep: str) -> None:
+    count = await call(project, grep, {"pattern": "(?i)hello", "output_mode": "count"})
     assert f"{project / 'src/app/util.py'}:2" in count.content
     assert count.data["numMatches"] == 5 and "across 4 files" in count.content
     limited = await call(
-        project, "Grep", {"pattern": "(?i)hello", "output_mode": "content", "head_limit": 2}
+        project, grep, {"pattern": "(?i)hello", "output_mode": "content", "head_limit": 2}
     )
     assert len(limited.data["content"].split("\n")) == 2 and "capped" in limited.content
-    one = await call(project, "Grep", {"pattern": "=", "path": "src/app/util.py"})
+    one = await call(project, grep, {"pattern": "=", "path": "src/app/util.py"})
     assert one.data["filenames"] == [str(project / "src/app/util.py")]
 
 
-async def test_grep_multiline(project: Path) -> None:
+@pytest.mark.parametrize("grep", GREPS)
+async def test_grep_multiline(project: Path, grep: str) -> None:
     result = await call(
         project,
-        "Grep",
+        grep,
         {"pattern": r"main\(\):.*return", "multiline": True, "output_mode": "content"},
     )
     main = project / "src/app/main.py"
     assert result.content.split("\n") == [f"{main}:1:def main():", f"{main}:2:    return 'Hello'"]
-    single = await call(project, "Grep", {"pattern": r"main\(\):.*return"})
+    single = await call(project, grep, {"pattern": r"main\(\):.*return"})
     assert single.content == "No files found"
 
 
-async def test_grep_skips_binaries_and_git_and_reports_bad_patterns(project: Path) -> None:
-    result = await call(project, "Grep", {"pattern": "binary|git"})
+@pytest.mark.parametrize("grep", GREPS)
+async def test_grep_skips_binaries_and_git_and_reports_bad_patterns(
+    project: Path, grep: str
+) -> None:
+    result = await call(project, grep, {"pattern": "binary|git"})
     assert result.data["filenames"] == []
-    bad = await call(project, "Grep", {"pattern": "(unclosed"})
+    bad = await call(project, grep, {"pattern": "(unclosed"})
     assert bad.is_error and "Invalid regular expression '(unclosed'" in bad.content
 
 
-async def test_grep_reads_huge_lines_in_pieces(tmp_path: Path) -> None:
-    """A 3 MiB line is read 1 MiB at a time; the piece holding the match is shown."""
+@pytest.mark.parametrize("grep", GREPS)
+async def test_grep_reads_huge_lines_in_pieces(tmp_path: Path, grep: str) -> None:
+    """A 3 MiB line: Python reads it 1 MiB at a time and shows the piece holding the match;
+    ripgrep matches the whole line and shows its start. Either way 500 columns at most."""
     (tmp_path / "wide.txt").write_text("x" * (3 << 20) + "needle\nnext needle\n")
-    result = await call(tmp_path, "Grep", {"pattern": "needle", "output_mode": "content"})
+    result = await call(tmp_path, grep, {"pattern": "needle", "output_mode": "content"})
     wide = tmp_path / "wide.txt"
-    assert result.content.split("\n") == [f"{wide}:1:needle", f"{wide}:2:next needle"]
+    first = "needle" if grep == "Grep:python" else "x" * 500 + "..."
+    assert result.content.split("\n") == [f"{wide}:1:{first}", f"{wide}:2:next needle"]

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable
 from typing import Final
 
-from hookagent.capabilities.files.grep import GrepTool
+from hookagent.capabilities.files.grep import GrepTool, SearchEngine
 from hookagent.capabilities.files.listing import LSTool
 from hookagent.capabilities.files.paths import Root
 from hookagent.capabilities.files.read import ReadTool
@@ -44,13 +44,22 @@ class FileTools(HookProvider):
     Args:
         root: the directory the tools may touch; relative paths resolve against it.
         read_only: leave out Write and Edit.
+        search: Grep's engine: `auto` (ripgrep where `rg` is found, else pure Python),
+            `ripgrep` (a `ConfigError` at build without it) or `python`.
     """
 
     name = "files"
 
-    def __init__(self, root: str | os.PathLike[str], *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        search: SearchEngine = "auto",
+    ) -> None:
         self.root: Final = Root(root)
         self.read_only: Final = read_only
+        self.grep: Final = GrepTool(self.root, search)
 
     def __repr__(self) -> str:
         return f"FileTools({self.root.path!r}, read_only={self.read_only})"
@@ -61,5 +70,5 @@ class FileTools(HookProvider):
             yield WriteTool(self.root)
             yield EditTool(self.root)
         yield GlobTool(self.root)
-        yield GrepTool(self.root)
+        yield self.grep
         yield LSTool(self.root)
