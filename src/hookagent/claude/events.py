@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, final
 
+from hookagent.claude.in_subagent import fires_in
 from hookagent.hooks.events import ToolResultEvent
 from hookagent.hooks.hook import HookKind
 from hookagent.hooks.points import (
@@ -62,7 +63,10 @@ TOOL_EVENTS: Final = frozenset(
 
 
 def applies_to(event_name: str, event: Any) -> bool:
-    """PostToolUse fires for successful calls, PostToolUseFailure for failed ones."""
+    """PostToolUse fires for successful calls, PostToolUseFailure for failed ones. Inside a
+    subagent the main agent's events do not fire."""
+    if not fires_in(event_name, event):
+        return False
     if isinstance(event, ToolResultEvent):
         return event.result.is_error == (event_name == "PostToolUseFailure")
     return True

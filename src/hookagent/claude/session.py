@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, final
 
 from hookagent.claude.background import Background, wake_hooks
+from hookagent.claude.in_subagent import agent_fields
 from hookagent.claude.model import HandlerSpec
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.payload import PayloadContext
@@ -53,6 +54,7 @@ class ClaudeSession:
             cwd=options.working_dir,
         )
         self.env_file = str(base / "env" / f"{session_id}.sh")
+        agent_id, agent_type = agent_fields(run)
         self.files = str(run.files)
         """The run's folder: hook output too long for the model is saved there whole."""
         self.payload = PayloadContext(
@@ -61,6 +63,8 @@ class ClaudeSession:
             cwd=str(Path(options.working_dir).resolve()),
             permission_mode=options.permission_mode,
             subagent_tool_name=options.subagent_tool_name,
+            agent_id=agent_id,
+            agent_type=agent_type,
         )
         self.background = Background()
         self.project_dir = options.project_dir
