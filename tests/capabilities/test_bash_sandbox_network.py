@@ -239,3 +239,14 @@ async def test_nothing_of_the_proxy_outlives_the_call(root: Path, web: Web) -> N
     assert call.data["interrupted"] is True
     assert call.data["sandbox"]["allowed"][0]["method"] == "CONNECT"
     assert asyncio.all_tasks() == {asyncio.current_task()}
+
+
+async def test_the_command_sees_the_proxy_and_keeps_its_exit_status(root: Path, web: Web) -> None:
+    command = 'echo "$HTTPS_PROXY $http_proxy $ALL_PROXY $NO_PROXY"; exit 3'
+    result = await run(sandboxed(root, ["allowed.test"]), command)
+    call = result.tool_calls[0].result
+    url = "http://127.0.0.1:3128"
+    assert call.data["stdout"] == f"{url} {url} {url} localhost,127.0.0.1,::1\n"
+    assert call.data["exit_code"] == 3
+    killed = await run(sandboxed(root, ["allowed.test"]), "kill -9 $$")
+    assert killed.tool_calls[0].result.data["exit_code"] == 137

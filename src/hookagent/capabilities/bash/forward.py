@@ -13,49 +13,56 @@ Why descriptors over an inherited socket pair: the seccomp filter makes `socket(
 fail inside the sandbox, and FD (one end of a `socketpair` made outside) needs no new
 socket; the forwarder copies no bytes and decides nothing, so everything the policy says
 is enforced outside, where the command cannot reach. The command does not inherit FD or
-the listener (`close_fds`), so it can only speak to the proxy as a client.
+the listener (both are close-on-exec), so it can only speak to the proxy as a client.
 """
 
 from __future__ import annotations
 
+import _socket
+import _thread
 import os
-import socket
-import subprocess
 import sys
-import threading
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 LOOPBACK = "localhost,127.0.0.1,::1"
+# Low-level modules only (`_socket`, `_thread`, `os.posix_spawnp`): this runs before every
+# such call, and `socket`, `subprocess` and `threading` would triple its start-up time.
 
 
 def main(argv: list[str]) -> int:
-    channel = socket.socket(fileno=int(argv[0]))
-    listener = socket.create_server(("127.0.0.1", int(argv[1])))
+    fd = int(argv[0])
+    os.set_inheritable(fd, False)
+    channel = _socket.socket(fileno=fd)
+    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", int(argv[1])))
+    listener.listen(64)
     url = f"http://127.0.0.1:{argv[1]}"
     env = dict(os.environ)
     for name in PROXY_VARIABLES:
         env[name] = env[name.lower()] = url
     env["NO_PROXY"] = env["no_proxy"] = LOOPBACK
     try:
-        command = subprocess.Popen(argv[2:], env=env)
+        pid = os.posix_spawnp(argv[2], argv[2:], env)
     except OSError as exc:
         print(f"hookagent sandbox: cannot start {argv[2]}: {exc}", file=sys.stderr)
         return 127
-    threading.Thread(target=hand_over, args=(listener, channel), daemon=True).start()
-    status = command.wait()
+    _thread.start_new_thread(hand_over, (listener, channel))
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     return 128 - status if status < 0 else status
 
 
-def hand_over(listener: socket.socket, channel: socket.socket) -> None:
+def hand_over(listener: _socket.socket, channel: _socket.socket) -> None:
     """Pass each accepted connection's descriptor to the proxy, then drop our copy."""
+    rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS)]
     while True:
-        conn, _ = listener.accept()
+        conn, _ = listener._accept()  # type: ignore[attr-defined]  # _socket's: a bare fd
         try:
-            socket.send_fds(channel, [b"c"], [conn.fileno()])
+            channel.sendmsg([b"c"], [(*rights[0], conn.to_bytes(4, sys.byteorder))])
         except OSError:
             return
         finally:
-            conn.close()
+            os.close(conn)
 
 
 if __name__ == "__main__":
