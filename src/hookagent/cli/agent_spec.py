@@ -21,6 +21,7 @@ import typer
 
 from hookagent.agent import Agent
 from hookagent.builder import AgentBuilder
+from hookagent.cli.model_aliases import apply_model_aliases, saved_model_aliases
 from hookagent.cli.plugins import apply_plugins
 from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError
@@ -54,6 +55,8 @@ class RunOptions:
     max_cost: float | None = None
     prices: tuple[str, ...] = ()
     """`--price MODEL=IN/OUT` values: prices for `--max-cost` over the built-in table."""
+    model_aliases: tuple[str, ...] = ()
+    """`--model-alias ALIAS=PROVIDER:MODEL` values: the models agent files name, mapped."""
     max_result_chars: int | None = None
     """The most characters of a tool result the model reads before the rest is saved to a
     file in the run's folder (0: no limit); None: the default, 50,000."""
@@ -120,11 +123,21 @@ def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent,
         prices = parse_prices(options.prices)
         cost = CostLimit(options.max_cost, prices=prices, remedy=PRICE_REMEDY)
         builder.limits(max_cost=None).with_(cost)
+    apply_model_aliases(builder, options.model_aliases)
     if options.max_result_chars is not None:
         builder.outputs(max_result_chars=options.max_result_chars or None)
     if store is not None:
         builder.store(store)
-    return builder.build(), model
+    return _built(builder), model
+
+
+def _built(builder: AgentBuilder) -> Agent:
+    """The agent, what its capabilities left out or will not honour as written printed
+    (agent and skill files that cannot be read, unmapped model aliases, missing tools)."""
+    agent = builder.build()
+    for line in builder.warnings:
+        typer.echo(f"warning: {line}", err=True)
+    return agent
 
 
 def _model(options: RunOptions, *, durable: bool) -> Model:
@@ -189,6 +202,7 @@ def saved_options(options: RunOptions) -> dict[str, Any]:
         data["model"] = f"scripted:{_absolute(path, cwd)}"
     data["plugins"] = [_absolute(p, cwd) if _is_path(p, cwd) else p for p in options.plugins]
     data["settings"] = [_absolute(s, cwd) for s in options.settings]
+    data["model_aliases"] = saved_model_aliases(options.model_aliases, cwd)
     data["root"] = _absolute(options.root, cwd) if options.root is not None else None
     data["cwd"] = cwd
     return data

@@ -93,6 +93,15 @@ def run(
             "tokens, e.g. my-model=0.5/1.5. Repeatable.",
         ),
     ] = None,
+    model_alias: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-alias",
+            metavar="ALIAS=PROVIDER:MODEL",
+            help="Run agent files whose model: is ALIAS (sonnet, opus, haiku, a full id) on "
+            "this model, e.g. sonnet=openai:gpt-4.1. Repeatable; unmapped ones run on --model.",
+        ),
+    ] = None,
     max_result_chars: Annotated[
         int | None,
         typer.Option(
@@ -200,6 +209,7 @@ def run(
         max_seconds=max_seconds,
         max_cost=max_cost,
         prices=tuple(price or ()),
+        model_aliases=tuple(model_alias or ()),
         max_result_chars=max_result_chars,
         plugins=tuple(plugin or ()),
         settings=tuple(settings or ()),

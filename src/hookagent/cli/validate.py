@@ -60,6 +60,10 @@ def check_run_options(options: RunOptions) -> None:
                 key="--price",
                 value=options.prices[0],
             )
+    if options.model_aliases:
+        from hookagent.cli.model_aliases import parse_model_aliases
+
+        parse_model_aliases(options.model_aliases)
     whole_number("--max-result-chars", options.max_result_chars, least=0, note=" (0: no limit)")
     existing_dir("--root", options.root, cwd=options.cwd)
     if options.base_url is not None and not options.base_url.startswith(("http://", "https://")):
