@@ -55,7 +55,7 @@ from hookagent.messages import Message
 from hookagent.models.base import Model
 from hookagent.tools.base import Tool
 
-__all__ = ["NOT_RUN_KEY", "ClaudeHooks", "EventHandlers", "Selected"]
+__all__ = ["NOT_RUN_KEY", "ClaudeHooks", "EventHandlers", "Ran", "Selected", "select_spec"]
 
 NOT_RUN_KEY = "claude_hooks_not_run"
 """Run metadata: the configured hooks hookagent did not run, when the user allowed that."""
@@ -129,7 +129,7 @@ class ClaudeHooks:
         for spec in self.settings.handlers:
             if spec.type in RUN_TYPES and spec.event in FIRED:
                 key = (spec.event, spec.source.kind == "managed")
-                groups.setdefault(key, []).append(_select(spec))
+                groups.setdefault(key, []).append(select_spec(spec))
         for (event_name, managed), selected in groups.items():
             mapping = FIRED[event_name]
             runner = EventHandlers(
@@ -165,7 +165,8 @@ class ClaudeHooks:
         return replace(HookResult.modify(metadata={NOT_RUN_KEY: lines}), reason=reason)
 
 
-def _select(spec: HandlerSpec) -> Selected:
+def select_spec(spec: HandlerSpec) -> Selected:
+    """`spec` ready to run: its matcher and `if` rule compiled (a bad rule: `ConfigError`)."""
     rule = None
     if spec.if_rule is not None and spec.event in TOOL_EVENTS:
         try:

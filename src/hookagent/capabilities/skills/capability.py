@@ -1,28 +1,36 @@
 """`Skills(*dirs)`: the `Skill` tool and the list of skills in the system prompt.
 
 Everything is read when the capability is built: a skill file that cannot be read is left
-out then with a warning (`Skills.warnings`), and no hook or tool call touches the disk. The list block is computed once;
-the before_inference hook only checks that the request's system prompt lacks it and appends
-it. The request is rebuilt from the agent's system prompt every step, so the block is
-appended to every request, and never twice to one (a prompt already holding `<skills>` is
-left alone).
+out then with a warning (`Skills.warnings`), and no hook or tool call touches the disk.
+The list block is computed once; the before_inference hook only checks that the request's
+system prompt lacks it and appends it. The request is rebuilt from the agent's system prompt
+every step, so the block is appended to every request, and never twice to one (a prompt
+already holding `<skills>` is left alone).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel, Field
 
 from hookagent.capabilities.skills.library import Skill, SkillLibrary
+from hookagent.claude.component_files import declares_hooks
 from hookagent.hooks.decorators import HookProvider, hook
 from hookagent.hooks.events import InferenceEvent
 from hookagent.hooks.points import BEFORE_INFERENCE
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool, ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
+
+if TYPE_CHECKING:
+    from hookagent.claude.component_hooks import ComponentHooks
+    from hookagent.claude.options import ClaudeHookOptions
+    from hookagent.hooks.hook import Hook
+    from hookagent.models.base import Model
 
 __all__ = ["MAX_LISTED_RESOURCES", "SKILLS_TAG", "SkillTool", "Skills", "render_skill"]
 
@@ -95,17 +103,38 @@ class Skills(HookProvider):
 
     Raises `ConfigError` at construction for a given directory that does not exist; a skill
     file that cannot be read is left out, named with the problem in `warnings`.
+
+    A skill's `hooks:` (Claude Code hooks in its front matter) run from the first time the
+    skill is loaded in a session, as `hook_options` say (`hookagent.claude.component_hooks`);
+    a hook that cannot run as written is a `ConfigError` naming the file, key and line.
     """
 
     name = "skills"
 
-    def __init__(self, *dirs: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, *dirs: str | os.PathLike[str], hook_options: ClaudeHookOptions | None = None
+    ) -> None:
         self.library: Final = SkillLibrary.scan(*dirs)
         self._tool = SkillTool(self.library)
         self.block: Final = _block(self.library)
         """The text appended to the system prompt; None when no skill is installed."""
-        self.warnings: Final = self.library.warnings
-        """Skill files left out, each naming the file (and line) and why."""
+        self._hooks = _front_matter_hooks(self.library, hook_options)
+        found = () if self._hooks is None else self._hooks[0].warnings
+        self.warnings: Final = (*self.library.warnings, *found)
+        """Skill files left out, each naming the file (and line) and why; notes on skills'
+        hooks."""
+
+    def hooks(self) -> Iterator[Hook[Any]]:
+        yield from super().hooks()
+        if self._hooks is not None:
+            runner, marker = self._hooks
+            yield marker
+            yield from runner.hooks(inherit="none")
+
+    def bind_model(self, model: Model) -> None:
+        """The agent's model answers the skills' prompt and agent hooks that name none."""
+        if self._hooks is not None:
+            self._hooks[0].bind_model(model)
 
     def __repr__(self) -> str:
         return f"Skills({', '.join(repr(str(d)) for d in self.library.searched)})"
@@ -126,6 +155,18 @@ class Skills(HookProvider):
         if SKILLS_TAG in system:
             return None
         return HookResult.modify(request=replace(request, system_prompt=f"{system}\n\n{block}"))
+
+
+def _front_matter_hooks(
+    library: SkillLibrary, options: ClaudeHookOptions | None
+) -> tuple[ComponentHooks, Hook[Any]] | None:
+    """The skills' `hooks:` and the hook that makes them live; loaded only for skills that
+    have them, as the Claude Code layer is heavy to import."""
+    if not any(declares_hooks(skill.path) for skill in library):
+        return None
+    from hookagent.claude.component_hooks import skill_hooks
+
+    return skill_hooks(((s.name, s.path) for s in library), options)
 
 
 def _block(library: SkillLibrary) -> str | None:

@@ -25,6 +25,7 @@ from hookagent.capabilities.subagents.resolve import (
     resolve_aliases,
 )
 from hookagent.capabilities.subagents.specs import AgentRegistry, AgentSpec
+from hookagent.claude.component_files import declares_hooks
 from hookagent.errors import ConfigError
 from hookagent.hooks.events import StopEvent, SubagentEvent, ToolCallEvent
 from hookagent.hooks.hook import Hook, make_hook
@@ -39,6 +40,8 @@ from hookagent.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
+    from hookagent.claude.component_hooks import ComponentHooks
+    from hookagent.claude.options import ClaudeHookOptions
 
 __all__ = ["DEPTH", "TOOL_NAME", "Subagents"]
 
@@ -56,7 +59,11 @@ class Subagents:
         *,
         max_depth: int = 3,
         summary_max_chars: int = 8000,
+        hook_options: ClaudeHookOptions | None = None,
     ) -> None:
+        """An agent file's `hooks:` (Claude Code hooks in its front matter) run while that
+        subagent runs, as `hook_options` say (`hookagent.claude.component_hooks`); a hook that
+        cannot run as written is a `ConfigError` naming the file, key and line."""
         if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
             raise ConfigError(
                 f"must be a whole number >= 1, not {max_depth!r}", key="Subagents(max_depth)"
@@ -71,6 +78,7 @@ class Subagents:
         self.registry = registry if isinstance(registry, AgentRegistry) else AgentRegistry(registry)
         self.max_depth = max_depth
         self.summary_max_chars = summary_max_chars
+        self._front = _front_matter_hooks(self.registry, hook_options)
         self.tool = AgentTool(self)
         self._parent: Agent | None = None
         self._aliases: dict[str, Model] = {}
@@ -91,11 +99,14 @@ class Subagents:
         self._parent = agent
         specs = self.registry.specs.values()
         self._notices = notices(specs, agent.tools, self._aliases)
+        if self._front is not None:
+            self._front.bind_model(agent.model)
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """Agent files left out, and what the agents ask for and will not get as written."""
-        return (*self.registry.warnings, *self._notices)
+        hooks = () if self._front is None else self._front.warnings
+        return (*self.registry.warnings, *self._notices, *hooks)
 
     # -- capability -------------------------------------------------------------------
     def tools(self) -> Iterable[Tool]:
@@ -111,6 +122,10 @@ class Subagents:
             tier="policy",
             timeout=None,
         )
+        if self._front is not None:
+            from hookagent.claude.component_hooks import parent_hooks
+
+            yield from parent_hooks(self._front)
 
     def depth_limit(self, event: ToolCallEvent) -> HookResult | None:
         depth = DEPTH.get(event.run) or 0
@@ -147,6 +162,11 @@ class Subagents:
                 timeout=None,
             )
         )
+        if self._front is not None:
+            from hookagent.claude.component_hooks import child_hooks
+
+            for own in child_hooks(self._front, spec.name):
+                registry.add(own)
         return Agent(
             model=child_model(spec, parent.model, self._aliases),
             tools=tools,
@@ -260,3 +280,16 @@ class _StopBridge:
         if decision.outcome == "stop":
             return HookResult.stop(decision.reason or "stopped by subagent_stop")
         return None
+
+
+def _front_matter_hooks(
+    registry: AgentRegistry, options: ClaudeHookOptions | None
+) -> ComponentHooks | None:
+    """The agent files' `hooks:`; the Claude Code layer is loaded only for files that have
+    them, as it is heavy to import."""
+    files = [(spec.name, spec.source) for spec in registry.specs.values()]
+    if not any(declares_hooks(path) for _, path in files):
+        return None
+    from hookagent.claude.component_hooks import subagent_hooks
+
+    return subagent_hooks(files, options)
