@@ -240,7 +240,7 @@ def _lenient(block: Sequence[str], source: str) -> dict[str, _Entry]:
     current: tuple[int, list[str]] | None = None
     for number, line in enumerate(block, start=2):
         found = _KEY.match(line.rstrip())
-        if found is not None and (current is None or _starts_key(found.group(1), current[1])):
+        if found is not None and (current is None or _starts_key(found, current[1])):
             key = found.group(1)
             if key in groups:
                 first = groups[key][0]
@@ -253,15 +253,17 @@ def _lenient(block: Sequence[str], source: str) -> dict[str, _Entry]:
     return {key: _one(key, number, lines, source) for key, (number, lines) in groups.items()}
 
 
-def _starts_key(key: str, lines: Sequence[str]) -> bool:
-    """Whether a `key:` line at the left margin below `lines` starts a key: always, unless
-    the value above is plain text already running on (over lines of its own, or from a line
-    ending in `:`), which only a key Claude Code defines ends."""
+def _starts_key(candidate: re.Match[str], lines: Sequence[str]) -> bool:
+    """Whether a `key:` line at the left margin below `lines` starts a key. Below a plain
+    text value, which may run on over dialogue (`user: …`), only a key Claude Code defines,
+    a key with `-` or `_` in it, or one whose value opens below its line does; below any
+    other value, every key."""
     found = _KEY.match(lines[0].rstrip())
     first = (found.group(2) or "").strip() if found else ""
-    if key in KNOWN_KEYS or not first or first.startswith(_NOT_PLAIN):
+    if not first or first.startswith(_NOT_PLAIN):
         return True
-    return not (first.endswith(":") or any(line.strip() for line in lines[1:]))
+    key, value = candidate.group(1), (candidate.group(2) or "").strip()
+    return key in KNOWN_KEYS or "-" in key or "_" in key or not value
 
 
 def _one(key: str, number: int, lines: Sequence[str], source: str) -> _Entry:
