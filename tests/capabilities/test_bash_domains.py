@@ -86,8 +86,14 @@ def test_a_bad_pattern_is_a_config_error_naming_it(pattern: object, message: str
 
 
 def test_patterns_are_kept_lower_case_and_once() -> None:
-    bash = Bash(".", network=["PyPI.org", "pypi.org", "*.GitHub.com:443"])
-    assert bash.sandbox.network == ("pypi.org", "*.github.com:443")
+    bash = Bash(".", network=["!Gist.GitHub.com", "PyPI.org", "pypi.org", "*.GitHub.com:443"])
+    assert bash.sandbox.network == ("pypi.org", "*.github.com:443", "!gist.github.com")
+
+
+def test_a_denial_takes_precedence() -> None:
+    rules = DomainRules.parse(["*.github.com", "!gist.github.com"])
+    assert rules.refusal("api.github.com", 443) is None
+    assert rules.refusal("gist.github.com", 443) == "denied by !gist.github.com"
 
 
 _labels = st.lists(st.sampled_from(["a", "b", "api", "x1"]), min_size=1, max_size=3)
@@ -121,6 +127,7 @@ def profile(network: Any) -> SandboxProfile:
         (("a.test",), ["a.test:443"], ("a.test:443",)),
         (("a.test",), "off", "off"),
         (("a.test",), [], ()),
+        (("*.b.test", "!x.b.test"), ["a.b.test", "!*.b.test"], ("a.b.test", "!*.b.test")),
         ("allow", ["a.test"], ("a.test",)),
     ],
 )
@@ -133,9 +140,10 @@ def test_a_hook_may_narrow_the_domains(base: Any, asked: Any, network: Any) -> N
 @pytest.mark.parametrize(
     ("base", "asked", "message"),
     [
-        (("a.test",), ["c.test"], "Sandbox network domain 'c.test' is not within the allowed"),
-        (("api.b.test",), ["*.b.test"], "Sandbox network domain '*.b.test' is not within"),
-        (("a.test:443",), ["a.test"], "Sandbox network domain 'a.test' is not within"),
+        (("a.test",), ["c.test"], "Sandbox network domain 'c.test' would widen the domains of"),
+        (("api.b.test",), ["*.b.test"], "Sandbox network domain '*.b.test' would widen"),
+        (("a.test:443",), ["a.test"], "Sandbox network domain 'a.test' would widen"),
+        (("*.b.test", "!x.b.test"), ["*.b.test"], "Sandbox network domain '!x.b.test' would"),
         (("a.test",), "allow", "Sandbox network cannot be loosened from the domains a.test to"),
         ("off", ["a.test"], "Sandbox network cannot be loosened from 'off' to a domain list"),
         ("off", "allow", "Sandbox network cannot be loosened from 'off' to 'allow'"),
@@ -206,6 +214,12 @@ def test_allowed_domains_become_the_network_list_merged_across_files(tmp_path: P
     )
 
 
+def test_denied_domains_join_the_list_as_denials(tmp_path: Path) -> None:
+    one = settings(tmp_path, {"allowedDomains": ["*.github.com"]}, "one.json")
+    two = settings(tmp_path, {"deniedDomains": ["gist.github.com"]})
+    assert from_files(tmp_path, one, two).sandbox.network == ("*.github.com", "!gist.github.com")
+
+
 def test_without_allowed_domains_the_network_argument_decides(tmp_path: Path) -> None:
     path = settings(tmp_path, {"allowUnixSockets": []})
     assert from_files(tmp_path, path).sandbox.network == "off"
@@ -239,7 +253,8 @@ def test_managed_domains_only_keeps_the_managed_files_domains(tmp_path: Path) ->
         ({"allowedDomains": ["*"]}, "sandbox.network.allowedDomains", "allows every host"),
         ({"allowedDomains": "pypi.org"}, "sandbox.network.allowedDomains", "a list of domains"),
         ({"allowManagedDomainsOnly": True}, "sandbox.network.allowManagedDomainsOnly", "managed"),
-        ({"deniedDomains": ["x.test"]}, "sandbox.network.deniedDomains", "only an allowlist"),
+        ({"deniedDomains": ["x.test"]}, "sandbox.network.deniedDomains", "needs sandbox"),
+        ({"deniedDomains": ["1.2.3.4"]}, "sandbox.network.deniedDomains", "an IP address"),
         ({"allowUnixSockets": ["/s"]}, "sandbox.network.allowUnixSockets", "no Unix socket"),
         ({"allowAllUnixSockets": True}, "sandbox.network.allowAllUnixSockets", "no Unix socket"),
         ({"allowLocalBinding": False}, "sandbox.network.allowLocalBinding", "own loopback"),

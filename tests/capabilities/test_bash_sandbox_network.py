@@ -209,7 +209,7 @@ async def test_a_hook_narrows_the_list_and_cannot_widen_it(root: Path, web: Web)
     )
     call = result.tool_calls[0].result
     assert call.is_error
-    assert call.content.startswith("Sandbox network domain 'denied.test' is not within the allowed")
+    assert call.content.startswith("Sandbox network domain 'denied.test' would widen the domains")
     assert web.seen == []
 
 

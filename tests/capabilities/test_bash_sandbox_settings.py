@@ -79,7 +79,7 @@ def test_filesystem_paths_take_claude_codes_prefixes(tmp_path: Path) -> None:
         (
             {"network": {"deniedDomains": ["pypi.org"]}},
             "sandbox.network.deniedDomains",
-            "only an allowlist is enforced",
+            "needs sandbox.network.allowedDomains",
         ),
         ({"network": {"allowUnixSockets": ["/x"]}}, "sandbox.network.allowUnixSockets", "no"),
         ({"filesystem": {"denyWrite": ["/x"]}}, "sandbox.filesystem.denyWrite", "denyRead"),

@@ -6,7 +6,8 @@ only; `*.example.com` is every host below it (`api.example.com`, `a.b.example.co
 without one matches every port. Names are compared lower-case, without a trailing dot.
 IP addresses are neither patterns nor reachable hosts: the proxy reaches names the user
 listed, so an address (which could name any machine) is refused. A bare `*` is refused too:
-`network="allow"` says that.
+`network="allow"` says that. A pattern written `!pattern` denies what it matches even when
+another pattern allows it (Claude Code's `deniedDomains`, which take precedence).
 """
 
 from __future__ import annotations
@@ -78,25 +79,48 @@ class DomainRules:
     """A parsed allowlist; `refusal` says why a host may not be reached."""
 
     patterns: tuple[DomainPattern, ...]
+    denied: tuple[DomainPattern, ...] = ()
 
     @classmethod
-    def parse(cls, texts: Sequence[str]) -> DomainRules:
-        return cls(tuple(DomainPattern.parse(text) for text in texts))
+    def parse(cls, texts: Sequence[object]) -> DomainRules:
+        """The rules of `texts` (`!` marks a denial); `ValueError` names a bad one."""
+        allowed: list[DomainPattern] = []
+        denied: list[DomainPattern] = []
+        for text in texts:
+            if isinstance(text, str) and text.startswith("!"):
+                denied.append(DomainPattern.parse(text[1:]))
+            else:
+                allowed.append(DomainPattern.parse(text))
+        return cls(tuple(allowed), tuple(denied))
+
+    def texts(self) -> tuple[str, ...]:
+        """The rules as written in a profile: allowed patterns, then `!` denials."""
+        return (*map(str, self.patterns), *(f"!{pattern}" for pattern in self.denied))
 
     def refusal(self, host: str, port: int) -> str | None:
         """None when `host:port` is allowed, else the reason it is not."""
         name = normal_host(host)
         if is_ip_literal(name.strip("[]")):
             return "an IP address; only the allowed domain names are reached"
+        denial = next((d for d in self.denied if d.matches(name, port)), None)
+        if denial is not None:
+            return f"denied by !{denial}"
         if any(pattern.matches(name, port) for pattern in self.patterns):
             return None
         if any(pattern.matches(name, pattern.port or port) for pattern in self.patterns):
             return f"port {port} is not allowed for {name}"
         return f"not in the allowed domains ({self.describe()})"
 
-    def uncovered(self, asked: Sequence[DomainPattern]) -> DomainPattern | None:
-        """The first of `asked` these rules do not cover (a looser list), if any."""
-        return next((p for p in asked if not any(own.covers(p) for own in self.patterns)), None)
+    def wider(self, asked: DomainRules) -> str | None:
+        """What of `asked` these rules do not cover (an allowed pattern outside them, or a
+        denial of theirs `asked` drops), as a profile writes it; None when it is narrower."""
+        for pattern in asked.patterns:
+            if not any(own.covers(pattern) for own in self.patterns):
+                return str(pattern)
+        for own in self.denied:
+            if not any(theirs.covers(own) for theirs in asked.denied):
+                return f"!{own}"
+        return None
 
     def describe(self) -> str:
         return ", ".join(str(pattern) for pattern in self.patterns) or "none"

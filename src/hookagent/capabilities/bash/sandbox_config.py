@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final, get_args
 
-from hookagent.capabilities.bash.domains import DomainPattern
+from hookagent.capabilities.bash.domains import DomainRules
 from hookagent.capabilities.bash.sandbox import (
     DEFAULT_DENY_PATHS,
     NetworkMode,
@@ -117,17 +117,14 @@ class SandboxConfig:
 
 
 def _network_rule(network: object) -> NetworkRule:
-    """`network` checked: a mode, or domain patterns kept as given (lower-cased, deduplicated)."""
+    """`network` checked: a mode, or domain patterns kept as written (lower-cased, once)."""
     if isinstance(network, (list, tuple)):
-        patterns: list[str] = []
         for item in network:
             try:
-                text = str(DomainPattern.parse(item))
+                DomainRules.parse([item])
             except ValueError as exc:
                 raise ConfigError(str(exc), key="Bash(network)", value=item) from None
-            if text not in patterns:
-                patterns.append(text)
-        return tuple(patterns)
+        return tuple(dict.fromkeys(DomainRules.parse(network).texts()))
     if network not in get_args(NetworkMode):
         raise ConfigError(
             "must be 'off', 'allow' or a list of domains", key="Bash(network)", value=network

@@ -4,14 +4,16 @@ Mapped: `enabled` (`false` → `sandbox="off"`, `true` → `"auto"`), `failIfUna
 (`true` → `"required"`), `filesystem.allowWrite` (writable paths) and `filesystem.denyRead`
 (deny paths, added to the defaults), `network.allowedDomains` (the domain allowlist of
 the sandbox's proxy, patterns checked as `domains.py` reads them), and
-`network.allowManagedDomainsOnly` (set in managed settings: only their domains count).
+`network.allowManagedDomainsOnly` (set in managed settings: only their domains count),
+`network.deniedDomains` (`!` denials of that list, taking precedence; they need an
+`allowedDomains` in some file, since only a list can carry them).
 Paths take Claude Code's prefixes: `//` absolute, `~/`
 the home folder, `/` the settings file's folder, anything else the project folder. A key
 hookagent cannot honour is a `ConfigError` naming the file and the key, unless it holds the
 value that changes nothing (`excludedCommands: []`, `autoAllowBashIfSandboxed: false`, ...):
 `excludedCommands`, `allowUnsandboxedCommands: true` (commands never leave the sandbox),
 `autoAllowBashIfSandboxed: true` (approvals ask for Bash whether sandboxed or not),
-`network.deniedDomains`, `network.allowUnixSockets` and `allowAllUnixSockets: true` (no Unix
+`network.allowUnixSockets` and `allowAllUnixSockets: true` (no Unix
 socket can be made in the sandbox), `network.allowLocalBinding: false` (a command may always
 listen on its sandbox's own loopback, which nothing outside reaches; `true` is accepted),
 `network.httpProxyPort` and `socksProxyPort` (hookagent runs its own proxy for each call),
@@ -45,7 +47,6 @@ _WHY: Final = {
     "excludedCommands": "every command runs in the sandbox; no command is excluded",
     "allowUnsandboxedCommands": "a command that fails in the sandbox is never rerun outside it",
     "autoAllowBashIfSandboxed": "approvals ask for Bash calls whether sandboxed or not",
-    "network.deniedDomains": "only an allowlist is enforced; leave denied hosts out of it",
     "network.allowUnixSockets": "no Unix socket can be made in the sandbox",
     "network.allowAllUnixSockets": "no Unix socket can be made in the sandbox",
     "network.allowLocalBinding": (
@@ -56,7 +57,6 @@ _WHY: Final = {
     "filesystem.denyWrite": "write-only denials are not supported; use denyRead",
 }
 _NETWORK_INERT: Final[dict[str, tuple[object, ...]]] = {
-    "deniedDomains": (None, []),
     "allowUnixSockets": (None, []),
     "allowAllUnixSockets": (None, False),
     "allowLocalBinding": (None, True),
@@ -76,6 +76,10 @@ class SandboxSettings:
     deny: list[str] = field(default_factory=list)
     domains: list[str] | None = None
     """`network.allowedDomains` of every file (None: no file has the key)."""
+    denied: list[str] = field(default_factory=list)
+    """`network.deniedDomains` of every file, as `!` patterns."""
+    denied_in: tuple[Path, str] | None = None
+    """Where the first of them was, for the error when there is no list to carry them."""
     managed_domains: list[str] | None = None
     """Those of managed files alone, used when `managed_only`."""
     managed_only: bool = False
@@ -101,6 +105,17 @@ def read_sandbox_settings(
                 _read_key(where, key, value, found, kind)
     if found.managed_only:
         found.domains = found.managed_domains or []
+    if found.denied and found.domains is None:
+        assert found.denied_in is not None
+        raise ConfigError(
+            "needs sandbox.network.allowedDomains in some settings file: only a domain list "
+            "can carry denials",
+            file=str(found.denied_in[0]),
+            key=found.denied_in[1],
+            value=found.denied,
+        )
+    if found.domains is not None:
+        found.domains = [*found.domains, *found.denied]
     enabled = deciding.get("enabled", (0, None))[1]
     if enabled is False:
         found.mode = "off"
@@ -166,6 +181,9 @@ def _read_network(where: _Where, value: object, found: SandboxSettings, kind: st
             found.domains = [*(found.domains or []), *domains]
             if kind == "managed":
                 found.managed_domains = [*(found.managed_domains or []), *domains]
+        elif key == "deniedDomains":
+            found.denied += [f"!{domain}" for domain in _domains(where, name, item)]
+            found.denied_in = found.denied_in or (where.file, name)
         elif key == "allowManagedDomainsOnly":
             if not isinstance(item, bool):
                 raise where.error(name, "must be true or false", item)

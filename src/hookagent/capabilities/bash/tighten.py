@@ -7,7 +7,8 @@ every writable path inside a writable path of the capability, every deny path of
 capability still denied (more may be added), and `network` no wider: `"allow"` only when
 the capability allows it, a list of domains only when the capability allows the network or
 every pattern is within one of its own (`DomainPattern.covers`: `api.github.com` or
-`*.api.github.com` within `*.github.com`, `host:443` within `host`), `"off"` always.
+`*.api.github.com` within `*.github.com`, `host:443` within `host`) and each of its
+`!` denials is kept (or widened), `"off"` always.
 Anything looser is an error result naming it, and nothing runs.
 """
 
@@ -19,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from hookagent.capabilities.bash.domains import DomainPattern, DomainRules
+from hookagent.capabilities.bash.domains import DomainRules
 from hookagent.capabilities.bash.sandbox import NetworkRule, SandboxProfile, resolve_paths
 
 __all__ = ["SandboxArgs", "tighten"]
@@ -77,18 +78,18 @@ def _network(
     if base == "off":
         return base, "Sandbox network cannot be loosened from 'off' to a domain list"
     try:
-        patterns = [DomainPattern.parse(text) for text in asked]
+        rules = DomainRules.parse(asked)
     except ValueError as exc:
         return base, f"Sandbox network domain {exc}"
     if base != "allow":
-        rules = DomainRules.parse(base)
-        wider = rules.uncovered(patterns)
+        own = DomainRules.parse(base)
+        wider = own.wider(rules)
         if wider is not None:
             return base, (
-                f"Sandbox network domain {str(wider)!r} is not within the allowed domains of "
-                f"the policy ({rules.describe()})"
+                f"Sandbox network domain {wider!r} would widen the domains of the policy "
+                f"({', '.join(own.texts())})"
             )
-    return tuple(str(pattern) for pattern in patterns), None
+    return rules.texts(), None
 
 
 def _shown(rule: NetworkRule) -> str:
