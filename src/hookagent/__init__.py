@@ -30,7 +30,9 @@ from hookagent.hooks.events import (
     StepEvent,
     StopEvent,
     SubagentEvent,
+    TaskEvent,
     ToolCallEvent,
+    ToolRefusedEvent,
     ToolResultEvent,
 )
 from hookagent.hooks.hook import Hook, make_hook
@@ -56,6 +58,9 @@ from hookagent.hooks.points import (
     STOP,
     SUBAGENT_START,
     SUBAGENT_STOP,
+    TASK_COMPLETED,
+    TASK_CREATED,
+    TOOL_REFUSED,
     USER_PROMPT,
     HookPoint,
 )
@@ -178,6 +183,10 @@ __all__ = [
     "StreamingModel",
     "SubagentEvent",
     "SystemMessage",
+    "TASK_COMPLETED",
+    "TASK_CREATED",
+    "TOOL_REFUSED",
+    "TaskEvent",
     "TextDelta",
     "TimeLimit",
     "TokenLimit",
@@ -189,6 +198,7 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolFinished",
+    "ToolRefusedEvent",
     "ToolResult",
     "ToolResultEvent",
     "ToolResultMessage",

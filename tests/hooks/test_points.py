@@ -1,4 +1,4 @@
-"""Hook points as data: the 20 points, their events, writable fields and legal decisions."""
+"""Hook points as data: the 23 points, their events, writable fields and legal decisions."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ NAMES = (
     "after_inference",
     "before_tool",
     "after_tool",
+    "tool_refused",
     "after_step",
     "should_continue",
     "stop",
@@ -32,11 +33,14 @@ NAMES = (
     "after_compact",
     "permission_request",
     "notification",
+    "task_created",
+    "task_completed",
 )
 
 # DESIGN §2: where each decision besides proceed/modify/context is legal.
 BLOCK_AT = {"before_tool", "user_prompt", "stop", "subagent_stop", "before_compact"}
 BLOCK_AT |= {"permission_request"}  # refusing on the human's behalf, as Claude Code's hooks can
+BLOCK_AT |= {"task_created", "task_completed"}  # refusing a planning tool's update
 ASK_AT = {name for name in NAMES if name.startswith("before_")} | {"stop"}
 RETRY_AT = {"after_inference", "after_tool", "on_error"}
 CONTINUE_AT = {"should_continue", "on_error"}
@@ -50,7 +54,7 @@ def point_params() -> list[Any]:
 
 def test_all_points_exist_in_loop_order() -> None:
     assert tuple(point.name for point in ALL_POINTS) == NAMES
-    assert len({point.name for point in ALL_POINTS}) == 20
+    assert len({point.name for point in ALL_POINTS}) == 23
 
 
 def test_points_by_name_indexes_all_points() -> None:

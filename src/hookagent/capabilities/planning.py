@@ -3,6 +3,9 @@
 The tool only checks and renders: it never touches the run. Its result carries Claude Code's
 response shape `{oldTodos, newTodos}`, and the capability's own after_tool transform stores
 `newTodos` under `metadata["tasks"]`, so every update of the list is a recorded decision.
+Before it answers, the tool fires `task_created` for each item new to the list and
+`task_completed` for each newly completed one: a block there refuses the whole update (the
+list is unchanged and the model reads why), and a stop ends the run after the call.
 
 The reminder has a cooldown (REFERENCE lesson §8.7: the old nag repeated every step once past
 its threshold). It fires before a step only while items are open and only when
@@ -21,8 +24,8 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from hookagent.errors import ConfigError
 from hookagent.hooks.decorators import HookProvider, hook
-from hookagent.hooks.events import StepEvent, ToolResultEvent
-from hookagent.hooks.points import AFTER_TOOL, BEFORE_STEP
+from hookagent.hooks.events import StepEvent, TaskEvent, ToolResultEvent
+from hookagent.hooks.points import AFTER_TOOL, BEFORE_STEP, TASK_COMPLETED, TASK_CREATED
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.metadata import MetadataKey
 from hookagent.kernel.view import RunView
@@ -94,6 +97,9 @@ class TodoWrite(ModelTool[_TodoArgs]):
         if problem is not None:
             return ToolResult.error(f"TodoWrite: {problem}; the task list was not changed.")
         old = current_todos(ctx.run)
+        refusal = await _announce(ctx, old, new)
+        if refusal is not None:
+            return refusal
         content = f"{render_todos(new)}\n\n{summarize_todos(new)}"
         return ToolResult(content=content, data={"oldTodos": old, "newTodos": new})
 
@@ -138,6 +144,14 @@ class TaskPlanning(HookProvider):
         new = data.get("newTodos")
         return TASKS.set(list(new)) if isinstance(new, list) else None
 
+    @hook(AFTER_TOOL, match="TodoWrite", kind="guard")
+    def stop_on_request(self, event: ToolResultEvent) -> HookResult | None:
+        """End the run when a task_created/task_completed hook stopped the update."""
+        data = event.result.data
+        if event.result.is_error and isinstance(data, Mapping) and _STOPPED in data:
+            return HookResult.stop(str(data[_STOPPED]))
+        return None
+
     @hook(BEFORE_STEP, kind="transform")
     def remind(self, event: StepEvent) -> HookResult | None:
         """Recall the open items, at most once every `reminder_every` steps."""
@@ -172,6 +186,44 @@ class TaskPlanning(HookProvider):
                 ):
                     return True
         return False
+
+
+_STOPPED: Final = "stopped"
+"""In a refused TodoWrite result's data: why a task hook stopped the run."""
+
+
+async def _announce(
+    ctx: ToolContext, old: Sequence[Todo], new: Sequence[Todo]
+) -> ToolResult | None:
+    """Fire task_created for each item not in `old`, task_completed for each item completed
+    in `new` but not in `old`, in list order; the refusal of the first that blocks or stops.
+    An item's id is its 1-based place in `new`; `content` is its subject."""
+    before = {item["content"]: item["status"] for item in old}
+    for index, item in enumerate(new, 1):
+        subject = item["content"]
+        points = [TASK_CREATED] if subject not in before else []
+        if item["status"] == "completed" and before.get(subject) != "completed":
+            points.append(TASK_COMPLETED)
+        for point in points:
+            event = TaskEvent(
+                run=ctx.run,
+                step=ctx.run.step_count + 1,
+                call_id=ctx.call.id,
+                task_id=str(index),
+                subject=subject,
+                status=item["status"],
+            )
+            decision, _ = await ctx.run.fire(point, event)
+            if decision.outcome in ("block", "stop"):
+                what = "adding" if point is TASK_CREATED else "completing"
+                message = (
+                    f"TodoWrite: {what} {subject!r} was refused by {decision.hook}: "
+                    f"{decision.reason}; the task list was not changed."
+                )
+                why = decision.reason or f"stopped by {decision.hook}"
+                stopped = {_STOPPED: why} if decision.outcome == "stop" else None
+                return ToolResult.error(message, data=stopped)
+    return None
 
 
 def current_todos(run: RunView) -> list[Todo]:

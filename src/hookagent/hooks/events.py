@@ -34,7 +34,9 @@ __all__ = [
     "StepEvent",
     "StopEvent",
     "SubagentEvent",
+    "TaskEvent",
     "ToolCallEvent",
+    "ToolRefusedEvent",
     "ToolResultEvent",
 ]
 
@@ -49,6 +51,9 @@ class RunEvent:
     run: RunView
     source: str = "startup"
     """session_start: startup | resume | fork; session_end: why the session ended."""
+    prompt: str | None = None
+    """session_start: a first user message a hook puts in a new run, ahead of the run's own
+    prompt (Claude Code's `initialUserMessage`)."""
 
 
 @final
@@ -132,6 +137,39 @@ class ToolResultEvent:
     result: ToolResult
     duration: float
     attempt: int = 1
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRefusedEvent:
+    """tool_refused: before_tool refused a call (a hook's block, a rule, a denied approval);
+    its error result is not recorded yet, so context given here rides on it."""
+
+    run: RunView
+    step: int
+    call_id: str
+    tool_name: str
+    args: Mapping[str, Any]
+    reason: str | None
+    by: str | None
+    """The hook whose block stands (for a denied approval, the hook that asked)."""
+    denial: str | None = None
+    """Set when the refusal is an approval's answer: who denied it, and why."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskEvent:
+    """task_created / task_completed: a planning tool is about to add an item to the run's
+    task list, or mark one completed; a block refuses the whole update."""
+
+    run: RunView
+    step: int
+    call_id: str
+    task_id: str
+    subject: str
+    description: str = ""
+    status: str = "pending"
 
 
 @final

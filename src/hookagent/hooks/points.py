@@ -24,7 +24,9 @@ from hookagent.hooks.events import (
     StepEvent,
     StopEvent,
     SubagentEvent,
+    TaskEvent,
     ToolCallEvent,
+    ToolRefusedEvent,
     ToolResultEvent,
 )
 from hookagent.hooks.result import Kind
@@ -110,6 +112,8 @@ AFTER_TOOL: Final = _point(
     decisions=("retry", "stop"),
     subject="tool_name",
 )
+TOOL_REFUSED: Final = _point("tool_refused", ToolRefusedEvent, subject="tool_name")
+"""A call before_tool refused; context reaches the model on its error result."""
 AFTER_STEP: Final = _point("after_step", StepEndEvent)
 SHOULD_CONTINUE: Final = _point("should_continue", ContinueEvent, decisions=("continue", "stop"))
 STOP: Final = _point(
@@ -132,7 +136,9 @@ SUBAGENT_STOP: Final = _point(
     subject="agent_type",
     fail_closed="stop",
 )
-SESSION_START: Final = _point("session_start", RunEvent, subject="source")
+SESSION_START: Final = _point(
+    "session_start", RunEvent, writable=("prompt", "metadata"), subject="source"
+)
 SESSION_END: Final = _point("session_end", RunEvent, feeds_model=False, subject="source")
 BEFORE_COMPACT: Final = _point(
     "before_compact",
@@ -151,6 +157,10 @@ PERMISSION_REQUEST: Final = _point(
     subject="tool_name",
 )
 NOTIFICATION: Final = _point("notification", NotificationEvent, feeds_model=False, subject="kind")
+TASK_CREATED: Final = _point("task_created", TaskEvent, decisions=("block", "stop"))
+"""Fired by a planning tool before an item joins the task list; a block refuses the update."""
+TASK_COMPLETED: Final = _point("task_completed", TaskEvent, decisions=("block", "stop"))
+"""Fired by a planning tool before an item is marked completed; a block refuses the update."""
 
 ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
     EXECUTION_START,
@@ -160,6 +170,7 @@ ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
     AFTER_INFERENCE,
     BEFORE_TOOL,
     AFTER_TOOL,
+    TOOL_REFUSED,
     AFTER_STEP,
     SHOULD_CONTINUE,
     STOP,
@@ -173,5 +184,7 @@ ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
     AFTER_COMPACT,
     PERMISSION_REQUEST,
     NOTIFICATION,
+    TASK_CREATED,
+    TASK_COMPLETED,
 )
 POINTS_BY_NAME: Final = {point.name: point for point in ALL_POINTS}

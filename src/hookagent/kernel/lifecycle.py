@@ -31,16 +31,21 @@ __all__ = ["ExecutionLifecycle"]
 @final
 class ExecutionLifecycle:
     async def open(self, ctx: RunContext, *, resumed: bool) -> None:
-        """session_start; its context reaches the model before the run's first request."""
+        """session_start; its context reaches the model before the run's first request, and
+        a first message its hooks give a new run enters it (through user_prompt) before the
+        run's own prompt."""
         state = ctx.state
         if state.parent_run_id is not None or not ctx.hooks.wants(SESSION_START):
             return
         source = "resume" if resumed or state.messages else "startup"
-        opened, _ = await ctx.hooks.fire_now(SESSION_START, RunEvent(run=ctx.view, source=source))
+        event = RunEvent(run=ctx.view, source=source)
+        opened, event = await ctx.hooks.fire_now(SESSION_START, event)
         if opened.outcome == "stop":
             state.stop_by(opened)
             return
         state.add_reminder(opened.contexts)
+        if event.prompt is not None and source == "startup":  # a first message, as a user's
+            await self.submit(ctx, event.prompt)
 
     async def start(self, ctx: RunContext, prompt: str | None) -> None:
         state = ctx.state
