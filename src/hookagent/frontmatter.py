@@ -33,11 +33,9 @@ from typing import Final, final
 import yaml
 
 from hookagent.errors import ConfigError
-
-try:
-    from yaml import CSafeLoader as _Base
-except ImportError:  # PyYAML built without libyaml
-    from yaml import SafeLoader as _Base  # type: ignore[assignment]
+from hookagent.yamlread import CoreLoader as _Loader
+from hookagent.yamlread import mark_line as _mark_line
+from hookagent.yamlread import problem_of as _problem
 
 __all__ = ["FrontMatter", "read_front_matter", "split_front_matter"]
 
@@ -55,28 +53,6 @@ KNOWN_KEYS: Final = frozenset(
 )  # fmt: skip
 """The keys Claude Code defines for agents, skills and commands: in a block that is not
 YAML, only these start a key below a plain text value that could run on."""
-
-
-@final
-class _Loader(_Base):
-    """Safe loading with YAML 1.2 core scalars (what JavaScript YAML readers give)."""
-
-
-_Loader.yaml_implicit_resolvers = {}  # none of YAML 1.1's: only those added below
-for _tag, _pattern, _first in (
-    ("null", r"^(?:~|null|Null|NULL|)$", "~nN"),
-    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
-    ("int", r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+|0o[0-7]+)$", "-+0123456789"),
-    (
-        "float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-        "-+0123456789.",
-    ),
-):
-    _Loader.add_implicit_resolver(
-        f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), [*_first, *([""] * (_tag == "null"))]
-    )
 
 
 @dataclass(slots=True)
@@ -305,18 +281,6 @@ def _scalar(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _mark_line(exc: yaml.YAMLError, offset: int) -> int:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    return offset + (mark.line if mark is not None else 0)
-
-
-def _problem(exc: yaml.YAMLError) -> str:
-    problem = getattr(exc, "problem", None)
-    context = getattr(exc, "context", None)
-    text = str(problem or exc).strip()
-    return f"{text} ({context})" if context and problem else text
 
 
 def _bad(source: str, number: int, problem: str) -> ConfigError:

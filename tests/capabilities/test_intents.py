@@ -414,19 +414,25 @@ def test_a_json_intents_file_is_read_too(tmp_path: Path) -> None:
         parse_intents('{"active_intents": [{"id": 3}]}', str(path))
 
 
+def test_yaml_text_over_several_lines_is_read() -> None:
+    text = "active_intents:\n  - id: A\n    name: two\n      lines\n    constraints:\n"
+    (intent,) = parse_intents(text + "      - |\n        kept\n        as is\n", "a.yaml")
+    assert (intent.name, intent.constraints) == ("two lines", ("kept\nas is",))  # stripped
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("active_intents:\n  - id: A\n    name: a: b\n", "line 3: `: ` cannot appear"),
+        ("active_intents:\n  - id: A\n    name: a: b\n", "line 3: mapping values are not"),
         ("active_intents:\n  - id: A\n    id: B\n", "line 3: `id` is given twice"),
-        ("active_intents:\n\t- id: A\n", "line 2: tabs cannot indent"),
+        ("active_intents:\n\t- id: A\n", "line 2: found character that cannot start"),
+        ("active_intents:\n  - id: A\n  - id: [B\n", "line 4: did not find expected"),
+        ("active_intents:\n  - {id: A, id: B}\n", "line 2: `id` is given twice"),
         ("active_intents:\n  - id: A\n    owned_scope: src\n", "line 3: `owned_scope` must"),
         ("active_intents:\n  - id: A\n  - id: A\n", "line 3: the id 'A' is given twice"),
         ("active_intents:\n  - name: x\n", "line 2: the intent has no `id`"),
         ("active_intents:\n  - id: a b\n", "line 2: id 'a b' must be"),
-        ("active_intents:\n  - id: A\n    name: |\n      x\n", "line 3: block text"),
         ("active_intents:\n  - id: A\n    owned_scope: ['/etc/*']\n", "line 3: the glob"),
-        ("active_intents:\n  - id: A\n    name: two\n      lines\n", "line 4: unexpected"),
         ("intents:\n  - id: A\n", "expected a map with an `active_intents:` list"),
     ],
 )
