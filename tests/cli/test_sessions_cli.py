@@ -278,12 +278,12 @@ async def test_a_run_not_started_by_the_cli_must_be_resumed_from_python(tmp_path
     assert hookagent(tmp_path, "approve", "py", "--store", "s.db").returncode == 0
 
     done = hookagent(tmp_path, "resume", "py", "--store", "s.db")
-    assert_error(done, "not started by `hookagent run`", "agent.resume")
+    assert_error(done, "saved no options to rebuild its agent from", "agent.resume")
 
     worked = hookagent(tmp_path, "worker", "--once", "--store", "s.db")
     assert worked.returncode == 0, worked.stderr
     assert f"run {result.run_id} · session py · skipped: " in worked.stdout
-    assert "not started by `hookagent run`" in worked.stdout
+    assert "its metadata has no 'cli' key" in worked.stdout
 
 
 # -- fork ---------------------------------------------------------------------------------------

@@ -209,8 +209,9 @@ def saved_options(options: RunOptions) -> dict[str, Any]:
 
 
 def options_of(run: RunRecord) -> RunOptions:
-    """The options `run` was started with, read from its metadata. A `ConfigError` if it
-    was not started by `hookagent run`, or they cannot be read."""
+    """The options `run` was started with, read from its metadata. A `ConfigError` saying
+    what is missing if it saved none (a run started or submitted from Python without them),
+    or they cannot be read."""
     try:
         scalars = json.loads(run.scalars)
     except ValueError:
@@ -219,17 +220,32 @@ def options_of(run: RunRecord) -> RunOptions:
     saved = metadata.get(CLI_KEY) if isinstance(metadata, dict) else None
     if saved is None:
         raise ConfigError(
-            f"run {run.id} was not started by `hookagent run`, so it saved no options to "
-            f"rebuild its agent from; resume it from Python with `await agent.resume({run.id!r})` "
-            "on an agent built as it was"
+            f"run {run.id} saved no options to rebuild its agent from: its metadata has no "
+            f"{CLI_KEY!r} key. Submit it with `hookagent submit`, or from Python with "
+            f"`agent.submit(prompt, metadata={{{CLI_KEY!r}: {{'model': 'PROVIDER:MODEL', ...}}}})`"
+            " (the options of `hookagent run`, paths absolute); or resume it from Python with "
+            f"`await agent.resume({run.id!r})` on an agent built as it was",
+            key=CLI_KEY,
         )
     return from_saved(saved, where=f"run {run.id}")
 
 
 def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
-    """`RunOptions` from `saved_options` data (unknown keys are ignored)."""
+    """`RunOptions` from `saved_options` data; a key it does not know is a `ConfigError`."""
     if not isinstance(saved, Mapping) or not isinstance(saved.get("model"), str):
-        raise ConfigError(f"the options saved with {where} name no model", key=CLI_KEY)
+        raise ConfigError(
+            f"the options saved with {where} name no model: {CLI_KEY!r} must be a mapping "
+            "with a 'model' such as 'scripted:/path/turns.json' or 'openai:gpt-4o'",
+            key=CLI_KEY,
+        )
+    known = {f.name for f in fields(RunOptions)} - _NOT_SAVED
+    unknown = sorted(str(key) for key in saved if key not in known)
+    if unknown:
+        raise ConfigError(
+            f"the options saved with {where} have unknown keys: {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(known))}",
+            key=CLI_KEY,
+        )
     values: dict[str, Any] = {"prompt": "", "model": saved["model"]}
     kinds: dict[str, tuple[type, ...]] = {
         "system": (str,),

@@ -61,6 +61,7 @@ app = typer.Typer(
 
 @app.command()
 def run(
+    ctx: typer.Context,
     prompt: Annotated[str, typer.Argument(help="The user prompt that starts the run.")],
     model: Annotated[
         str,
@@ -223,7 +224,25 @@ def run(
         session=session,
         store=store,
     )
-    raise typer.Exit(_guarded(lambda: execute(options)))
+    raise typer.Exit(_guarded(lambda: _run_or_submit(options, ctx.info_name)))
+
+
+def _run_or_submit(options: RunOptions, command: str | None) -> int:
+    """`run` executes; `submit`, the same command under another name, queues."""
+    if command == "submit":
+        from hookagent.cli.submit_cmd import submit_run
+
+        return submit_run(options)
+    return execute(options)
+
+
+def _submit_command() -> None:
+    from hookagent.cli.submit_cmd import register
+
+    register(app, run)
+
+
+_submit_command()
 
 
 def _hooks_app() -> typer.Typer:

@@ -1,0 +1,70 @@
+"""`hookagent submit PROMPT --session NAME [run's options]`: a run written down as queued, with
+the options `hookagent run` would save, for `hookagent worker` to claim and execute.
+
+`submit` takes exactly `run`'s options (it is `run`'s command under another name, see
+`register`): the agent is built as `run` would build it, so a bad option, plugin or settings
+file is refused here (exit 2), not when a worker takes the run up.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Final
+
+import typer
+
+from hookagent.cli.agent_spec import CLI_KEY, RunOptions, build_agent, saved_options
+from hookagent.cli.session_views import emit_json
+from hookagent.cli.store_access import in_store
+from hookagent.cli.validate import check_run_options
+from hookagent.errors import ConfigError
+from hookagent.store.base import Store
+from hookagent.store.open import open_store
+
+__all__ = ["HELP", "register", "submit_run"]
+
+HELP: Final = (
+    "Queue PROMPT in a session of the store for `hookagent worker` to run. Takes the "
+    "options of `hookagent run`; --session (or --store) is required."
+)
+
+
+def register(app: typer.Typer, run: Callable[..., Any]) -> None:
+    """`submit` as `run`'s command under another name: the same options, always."""
+    app.command("submit", help=HELP, no_args_is_help=True)(run)
+
+
+def submit_run(options: RunOptions) -> int:
+    """Write the run down as queued, its options saved; print its id and how to run it."""
+    if not options.durable:
+        raise ConfigError(
+            "a submitted run waits in a store for `hookagent worker`: name its session with "
+            "--session NAME (or its store with --store URL)",
+            key="--session",
+        )
+    cwd = options.cwd or os.getcwd()
+    options = replace(options, cwd=cwd)
+    check_run_options(options)
+    store = open_store(options.store, project_dir=cwd)
+    agent, _ = build_agent(options, store)
+    metadata = {CLI_KEY: saved_options(options)}
+
+    async def go(store: Store) -> tuple[str, str]:
+        run_id = await agent.submit(options.prompt, session=options.session, metadata=metadata)
+        run = await store.run(run_id)
+        session = await store.session(run.session_id) if run is not None else None
+        label = (session.name or session.id) if session is not None else ""
+        return run_id, label
+
+    run_id, session = in_store(store, go)
+    flag = f" --store {shlex.quote(options.store)}" if options.store is not None else ""
+    worker = f"hookagent worker --once{flag}"
+    if options.json:
+        emit_json({"run_id": run_id, "session": session, "status": "queued", "worker": worker})
+    else:
+        typer.echo(f"queued run {run_id} · session {session}")
+        typer.echo(f"run it: {worker} (or leave `hookagent worker` running)")
+    return 0
