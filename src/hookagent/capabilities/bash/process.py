@@ -1,7 +1,7 @@
 """Run one shell command: its own process group, bounded output, nothing left behind.
 
 The command starts in a new session, so it leads a process group that holds everything it
-spawns. Both pipes are read concurrently into `_HeadTail` buffers (the first and last few KiB
+spawns. Both pipes are read concurrently into `HeadTail` buffers (the first and last few KiB
 are kept, the middle is counted and dropped), so a command printing 100 MB costs a few
 hundred KiB; a stream longer than `spill_after` bytes is also written whole, as it is read,
 to a file in the run's folder. The call ends in one of two ways:
@@ -14,7 +14,7 @@ to a file in the run's folder. The call ends in one of two ways:
   and the pipes are closed, or after `kill_grace`; the output read so far is kept.
 
 Unsandboxed, a process that left the group (`setsid`) is out of reach; if it holds the
-pipes, reading stops `_DRAIN_LIMIT` seconds after the group is gone. In the sandbox the
+pipes, reading stops `DRAIN_LIMIT` seconds after the group is gone. In the sandbox the
 command is `bwrap`, whose PID namespace dies with it, taking every process the command
 started (`setsid` or not). Cancelling the call kills the group at once.
 """
@@ -33,11 +33,19 @@ from typing import IO, Final, final
 
 from hookagent.spill.files import new_file
 
-__all__ = ["Captured", "Completed", "run_command"]
+__all__ = [
+    "DRAIN_LIMIT",
+    "Captured",
+    "Completed",
+    "HeadTail",
+    "exit_status",
+    "run_command",
+    "spill_target",
+]
 
 _CHUNK: Final = 65_536
 _POLL: Final = 0.01
-_DRAIN_LIMIT: Final = 1.0
+DRAIN_LIMIT: Final = 1.0
 
 
 @final
@@ -109,8 +117,8 @@ async def run_command(
         pass_fds=tuple(pass_fds),
     )
     assert proc.stdout is not None and proc.stderr is not None
-    out = _HeadTail(keep_head, keep_tail, _target(spill, "stdout"), spill_after)
-    err = _HeadTail(keep_head, keep_tail, _target(spill, "stderr"), spill_after)
+    out = HeadTail(keep_head, keep_tail, spill_target(spill, "stdout"), spill_after)
+    err = HeadTail(keep_head, keep_tail, spill_target(spill, "stderr"), spill_after)
     readers = (
         asyncio.ensure_future(out.drain(proc.stdout)),
         asyncio.ensure_future(err.drain(proc.stderr)),
@@ -127,7 +135,7 @@ async def run_command(
         await asyncio.shield(_stop_group(proc, readers, 0.0))
         raise
     return Completed(
-        exit_code=None if timed_out else _status(proc.returncode),
+        exit_code=None if timed_out else exit_status(proc.returncode),
         stdout=out.captured(),
         stderr=err.captured(),
         timed_out=timed_out,
@@ -157,8 +165,8 @@ async def _stop_group(
     await _until(lambda: proc.returncode is not None, grace)
     await asyncio.wait(readers, timeout=max(deadline - perf_counter(), 0.0))
     _signal_group(pgid, signal.SIGKILL)  # members that ignore SIGTERM or closed their pipes
-    await _until(lambda: proc.returncode is not None, _DRAIN_LIMIT)
-    _, pending = await asyncio.wait(readers, timeout=_DRAIN_LIMIT)
+    await _until(lambda: proc.returncode is not None, DRAIN_LIMIT)
+    _, pending = await asyncio.wait(readers, timeout=DRAIN_LIMIT)
     for reader in pending:  # held open by a process that left the group
         reader.cancel()
     if pending:
@@ -180,18 +188,18 @@ async def _until(done: Callable[[], bool], limit: float) -> None:
         await asyncio.sleep(_POLL)
 
 
-def _target(spill: tuple[Path, str] | None, stream: str) -> tuple[Path, str] | None:
+def spill_target(spill: tuple[Path, str] | None, stream: str) -> tuple[Path, str] | None:
     return None if spill is None else (spill[0], f"{spill[1]}-{stream}")
 
 
-def _status(returncode: int | None) -> int | None:
+def exit_status(returncode: int | None) -> int | None:
     if returncode is None or returncode >= 0:
         return returncode
     return 128 - returncode  # killed by a signal, reported as a shell would
 
 
 @final
-class _HeadTail:
+class HeadTail:
     """A stream read to EOF, keeping its first `head_cap` and last `tail_cap` bytes; once
     longer than `spill_after`, all of it goes to a file in `spill`'s folder too."""
 

@@ -38,6 +38,7 @@ from pydantic.json_schema import SkipJsonSchema
 from hookagent.capabilities.bash import seccomp
 from hookagent.capabilities.bash.domains import DomainRules
 from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
+from hookagent.capabilities.bash.persistent import ServerLost, Servers
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
 from hookagent.capabilities.bash.proxy import CallProxy, forwarded, interpreter
@@ -84,6 +85,12 @@ class BashTool(ModelTool[BashArgs]):
         self.root = root
         self.policy = policy
         self.sandbox = sandbox
+        self.servers = Servers()
+        """The long-lived sandboxes of calls whose profile is the policy's."""
+
+    def close(self) -> None:
+        """Stop the long-lived sandboxes and every process in them."""
+        self.servers.close()
 
     def prepare(self, args: Mapping[str, Any], /) -> Mapping[str, Any]:
         """The call's sandbox profile under `sandbox`, for hooks to read and tighten; only
@@ -93,17 +100,17 @@ class BashTool(ModelTool[BashArgs]):
         return {**args, "sandbox": self.sandbox.profile().as_data()}
 
     async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
-        limit = self._limit(args.timeout)
+        limit = self._checked(args.timeout)
         if isinstance(limit, str):
             return ToolResult.error(limit)
-        if not self.root.is_dir():
-            return ToolResult.error(f"Working directory {self.root} does not exist")
         env = command_env(os.environ, allow=self.policy.env_allow, extra=self.policy.extra_env)
         env[IDEMPOTENCY_KEY_VAR] = ctx.idempotency_key
         probe = self.sandbox.availability()
-        profile = tighten(self.sandbox.profile(), args.sandbox)
+        policy = self.sandbox.profile()
+        profile = tighten(policy, _asked(args.sandbox, policy))
         if isinstance(profile, str):
             return ToolResult.error(profile)
+        tightened = profile is not policy
         profile = self.sandbox.own_folder(profile, ctx.run.files)
         record: dict[str, object] = {
             "active": probe.path is not None,
@@ -134,6 +141,15 @@ class BashTool(ModelTool[BashArgs]):
             if isinstance(prepared, str):
                 return ToolResult.error(prepared)
             command, proxy = prepared
+            if (
+                proxy is None
+                and not tightened
+                and (served := await self._served(probe.path, profile, command, env, limit, ctx))
+                is not None
+            ):
+                return (
+                    self._result(served, limit, record) if isinstance(served, Completed) else served
+                )
             shown = () if env_file is None else ((env_file, SANDBOX_ENV_FILE),)
             filter_program = seccomp.program()
             if filter_program is not None:
@@ -184,6 +200,46 @@ class BashTool(ModelTool[BashArgs]):
         proxy = CallProxy(rules, call_id=call_id, resolver=self.sandbox.resolver)
         return forwarded(python, command, proxy.inside.fileno()), proxy
 
+    async def _served(
+        self,
+        bwrap: str,
+        profile: SandboxProfile,
+        command: list[str],
+        env: dict[str, str],
+        limit: float,
+        ctx: ToolContext,
+    ) -> Completed | ToolResult | None:
+        """The call run in the capability's long-lived sandbox of `profile` (`persistent.py`),
+        or the error that stopped it; None when it must run in a sandbox of its own."""
+        env_file = _env_file(ctx)
+        shown = None if env_file is None else _contents(env_file)
+        if env_file is not None and shown is None:
+            return None  # unreadable here: bwrap shows it as it can
+        server = await self.servers.take(bwrap, profile, str(self.root))
+        if server is None:
+            return None
+        try:
+            return await server.run(
+                command,
+                env=env,
+                cwd=str(self.root),
+                env_file=None if shown is None else (SANDBOX_ENV_FILE, shown),
+                limit=limit,
+                keep_head=self.policy.keep_head,
+                keep_tail=self.policy.keep_tail,
+                spill=(ctx.run.files, f"bash-{ctx.call.id}"),
+                spill_after=self.policy.max_output,
+            )
+        except ServerLost as exc:
+            return ToolResult.error(f"The command did not finish: {exc}")
+
+    def _checked(self, timeout_ms: float | None) -> float | str:
+        """The timeout in seconds, or the error message for a call that cannot run."""
+        limit = self._limit(timeout_ms)
+        if not isinstance(limit, str) and not self.root.is_dir():
+            return f"Working directory {self.root} does not exist"
+        return limit
+
     def _limit(self, timeout_ms: float | None) -> float | str:
         """The timeout in seconds, or the error message for a bad one."""
         if timeout_ms is None:
@@ -230,6 +286,20 @@ def _shell(env: dict[str, str]) -> str:
 def _env_file(ctx: ToolContext) -> str | None:
     path = ctx.run.metadata.get(ENV_FILE_KEY)
     return path if isinstance(path, str) and os.path.isfile(path) else None
+
+
+def _contents(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError:
+        return None
+
+
+def _asked(asked: SandboxArgs | None, policy: SandboxProfile) -> SandboxArgs | None:
+    """`asked`, or None when it is the policy's profile as `prepare` gave it (nothing to
+    check, and the call may run in the long-lived sandbox)."""
+    return None if asked is not None and asked.model_dump() == policy.as_data() else asked
 
 
 def _sourcing(env_file: str | None, command: str) -> str:
