@@ -5,6 +5,7 @@ a busy server or one out of date runs one-shot; a server that dies is started ag
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import shutil
 import signal
@@ -15,12 +16,15 @@ from typing import Any
 
 import pytest
 
+import hookagent as h
 from hookagent.capabilities.bash import Bash, BashPolicy
 from hookagent.capabilities.bash import tool as tool_module
+from hookagent.capabilities.bash.persistent import CommandServer
 from hookagent.capabilities.bash.tool import BashTool
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
 from hookagent.messages import ToolCall
+from hookagent.testing import ScriptedModel, reply, tool_call
 from hookagent.tools.base import ToolContext, ToolResult
 
 FAST = BashPolicy(kill_grace_s=0.2)
@@ -79,6 +83,16 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+async def gone(pids: set[int]) -> bool:
+    """Whether every one of `pids` has ended within two seconds (the sandbox's init dies
+    when its bwrap does, a moment later)."""
+    for _ in range(200):
+        if not any(alive(pid) for pid in pids):
+            return True
+        await asyncio.sleep(0.01)
+    return False
 
 
 def sandbox_pids(bwrap_pid: int) -> set[int]:
@@ -227,8 +241,7 @@ async def test_a_call_in_flight_when_its_server_dies_is_an_error_not_a_hang(
     result = await asyncio.wait_for(task, 10)
     assert result.is_error
     assert "command server stopped during the call" in result.content
-    await asyncio.sleep(0.2)
-    assert not any(alive(pid) for pid in inside)
+    assert await gone(inside)
     assert (await call(tool, "echo back")).content == "back"
 
 
@@ -290,8 +303,7 @@ async def test_closing_stops_the_sandbox_and_every_process_in_it(tool: BashTool)
     tool.close()
     result = await asyncio.wait_for(task, 10)
     assert result.is_error
-    await asyncio.sleep(0.2)
-    assert not any(alive(pid) for pid in inside)
+    assert await gone(inside)
     assert tool.servers.running == ()
 
 
@@ -309,3 +321,52 @@ async def test_the_env_file_is_sourced_inside(tool: BashTool, tmp_path: Path) ->
     again = await tool(tool.prepare(args), ctx)
     assert again.data["stdout"] == "yes\n"
     assert len(tool.servers.running) == 1
+
+
+async def test_an_agent_runs_its_calls_in_one_sandbox_until_closed(
+    folder: Path, one_shots: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[CommandServer] = []
+    start = CommandServer.start
+
+    async def counted(*args: Any) -> CommandServer:
+        started.append(await start(*args))
+        return started[-1]
+
+    monkeypatch.setattr(CommandServer, "start", counted)
+    (folder / "root").mkdir()
+    bash = Bash(folder / "root", FAST, sandbox="required")
+    model = ScriptedModel(
+        [
+            tool_call("Bash", "c1", command="echo one > /tmp/x; sleep 100 &"),
+            tool_call("Bash", "c2", command="cat /tmp/x; " + COMMS),
+            reply("done"),
+        ]
+    )
+    agent = h.AgentBuilder().model(model).with_(bash).build()
+    result = await agent.run("go")
+    first, second = (call.result for call in result.tool_calls)
+    assert not first.is_error, first.content
+    assert "No such file" in second.content and "sleep" not in second.content
+    assert one_shots == []
+    (server,) = started
+    inside = sandbox_pids(server.pid)
+    bash.close()
+    assert server.closed
+    assert await gone(inside)
+
+
+def test_a_tool_dropped_unclosed_stops_its_sandbox_without_warnings(folder: Path) -> None:
+    """filterwarnings=error: an unclosed socket or a running Popen would fail this test."""
+    (folder / "root").mkdir()
+
+    async def use() -> int:
+        (made,) = Bash(folder / "root", FAST, sandbox="required").tools()
+        assert isinstance(made, BashTool)
+        assert (await call(made, "echo hi")).content == "hi"
+        (server,) = made.servers.running
+        return server.pid
+
+    pid = asyncio.run(use())
+    gc.collect()
+    assert not alive(pid)

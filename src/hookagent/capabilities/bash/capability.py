@@ -12,8 +12,10 @@ them. Being a hook, the check sees the arguments as modified by the hooks that r
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hookagent.capabilities.bash.parse import parse_command
 from hookagent.capabilities.bash.policy import BashPolicy
@@ -28,6 +30,9 @@ from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
 from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool
+
+if TYPE_CHECKING:
+    from hookagent.capabilities.bash.tool import BashTool
 
 __all__ = ["Bash"]
 
@@ -67,6 +72,7 @@ class Bash(HookProvider):
         self.sandbox = SandboxConfig.build(
             self.root, mode=sandbox, network=network, writable=writable, deny=deny_paths
         )
+        self._made: weakref.WeakSet[BashTool] = weakref.WeakSet()
 
     @classmethod
     def from_claude_settings(
@@ -118,7 +124,15 @@ class Bash(HookProvider):
     def tools(self) -> Iterable[Tool]:
         from hookagent.capabilities.bash.tool import BashTool  # pydantic loads on use
 
-        yield BashTool(self.root, self.policy, self.sandbox)
+        made = BashTool(self.root, self.policy, self.sandbox)
+        self._made.add(made)
+        yield made
+
+    def close(self) -> None:
+        """Stop the long-lived sandboxes of the tools made so far and every process in them
+        (as when a tool is garbage collected, or at exit); a later call starts one again."""
+        for made in list(self._made):
+            made.close()
 
     @hook(BEFORE_TOOL, match="Bash", tier="policy", kind="guard", priority=100, timeout=None)
     def deny(self, event: ToolCallEvent) -> HookResult | None:
