@@ -53,6 +53,8 @@ FIRED: Final[dict[str, EventMapping]] = {
     "PreCompact": EventMapping(BEFORE_COMPACT, "guard", "trigger"),
     "PostCompact": EventMapping(AFTER_COMPACT, "guard", "trigger"),
     "Notification": EventMapping(NOTIFICATION, "observer", "kind"),
+    "InstructionsLoaded": EventMapping(SESSION_START, "observer", "load_reason"),
+    "UserPromptExpansion": EventMapping(USER_PROMPT, "guard", "command_name"),
 }
 """Claude Code events hookagent fires; the others in settings files are parsed, not fired."""
 

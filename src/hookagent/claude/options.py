@@ -10,6 +10,8 @@ from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
     from hookagent.capabilities.mcp.config import ServerConfig
+    from hookagent.claude.commands import Expansion
+    from hookagent.claude.instructions import InstructionFile
     from hookagent.models.base import Model
 
 __all__ = ["ClaudeHookOptions"]
@@ -44,6 +46,12 @@ class ClaudeHookOptions:
     mcp_servers: Mapping[str, ServerConfig] = field(default_factory=dict)
     """The MCP servers `mcp_tool` handlers may call, by name; a handler naming another
     server is a `ConfigError` when the hooks load."""
+    instructions: tuple[InstructionFile, ...] = ()
+    """The project's instruction files, each told to InstructionsLoaded hooks at session
+    start."""
+    expansion: Expansion | None = None
+    """The slash command the run's prompt was expanded from, told to UserPromptExpansion
+    hooks."""
 
     def __post_init__(self) -> None:
         if self.on_failure_default not in ("continue", "block"):

@@ -19,7 +19,15 @@ from hookagent.claude.model import SEPARATE_KINDS, HandlerSpec, LoadedSettings, 
 from hookagent.claude.settings import FileSettings, load_file
 from hookagent.errors import ConfigError
 
-__all__ = ["MERGE_ORDER", "default_managed_dir", "discover", "merge", "standard_locations"]
+__all__ = [
+    "MERGE_ORDER",
+    "default_managed_dir",
+    "discover",
+    "load_settings_file",
+    "merge",
+    "plugin_root_of",
+    "standard_locations",
+]
 
 StrPath = str | os.PathLike[str]
 
@@ -69,7 +77,9 @@ def discover(
             if path.is_file():
                 reader.read(path, kind)
     for file in explicit:
-        reader.read(Path(file), "explicit")
+        path = Path(file)
+        plugin_root = plugin_root_of(path)
+        reader.read(path, "explicit" if plugin_root is None else "plugin", plugin_root=plugin_root)
     for plugin in plugin_dirs:
         root = Path(plugin).absolute()
         if not root.is_dir():
@@ -77,6 +87,25 @@ def discover(
         if (hooks := root / "hooks" / "hooks.json").is_file():
             reader.read(hooks, "plugin", plugin_root=str(root))
     return merge(reader.files)
+
+
+def plugin_root_of(path: Path) -> str | None:
+    """The plugin folder when `path` is a plugin's `hooks/hooks.json` (its folder holds
+    `.claude-plugin/plugin.json`): given as a settings file, it is still read as the plugin's,
+    with `${CLAUDE_PLUGIN_ROOT}` set."""
+    root = path.absolute().parent.parent
+    in_plugin = (root / ".claude-plugin" / "plugin.json").is_file()
+    if path.name == "hooks.json" and path.parent.name == "hooks" and in_plugin:
+        return str(root)
+    return None
+
+
+def load_settings_file(file: StrPath) -> FileSettings:
+    """A settings file given by the user (`--settings`): read as a plugin's hooks file when it
+    is one (`plugin_root_of`)."""
+    path = Path(file)
+    root = plugin_root_of(path)
+    return load_file(path, "explicit" if root is None else "plugin", plugin_root=root)
 
 
 def standard_locations(

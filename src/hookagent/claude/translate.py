@@ -26,6 +26,7 @@ _CONTEXT_EVENTS = frozenset(
         "PostToolUse",
         "PostToolUseFailure",
         "UserPromptSubmit",
+        "UserPromptExpansion",
         "SessionStart",
         "SubagentStart",
     }
@@ -67,7 +68,9 @@ def _decision(
         if combined.additional_context:  # Stop context continues the turn, not as an error
             return HookResult.block("\n".join(combined.additional_context))
         return None
-    if event_name in ("UserPromptSubmit", "PreCompact") and decision == "block":
+    if event_name in ("UserPromptSubmit", "UserPromptExpansion", "PreCompact") and (
+        decision == "block"
+    ):
         return HookResult.block(reason or f"blocked by a {event_name} hook")
     return None
 

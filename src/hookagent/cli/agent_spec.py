@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 import typer
 
@@ -31,12 +31,15 @@ from hookagent.models.scripted import ScriptedModel
 from hookagent.store.base import Store
 from hookagent.store.records import RunRecord
 
+if TYPE_CHECKING:
+    from hookagent.claude.commands import Expansion
+
 __all__ = ["CLI_KEY", "RunOptions", "build_agent", "options_of", "saved_options"]
 
 CLI_KEY: Final = "cli"
 """The key of a run's metadata that holds the options it was started with."""
 
-_NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store"})
+_NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store", "expansion"})
 """Options of one invocation, not of the agent: never saved."""
 
 
@@ -81,6 +84,12 @@ class RunOptions:
     """The directory the agent works in: Bash without `--root` runs there, Claude Code
     settings are discovered from there, module plugins are imported from there. None: the
     current directory."""
+    claude_project: str | None = None
+    """`--claude-project`: a Claude Code project folder run as it is (`cli.claude_project`)."""
+    claude_plugins: tuple[str, ...] = ()
+    """`--claude-plugin` folders."""
+    expansion: Expansion | None = None
+    """The slash command the prompt was expanded from (one invocation's; never saved)."""
 
     @property
     def durable(self) -> bool:
@@ -95,11 +104,15 @@ def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent,
     if options.system is not None:
         builder.system_prompt(options.system)
     _install_tools(builder, options)
-    if options.settings or options.discover_settings:
+    if options.claude_project is not None or options.claude_plugins:
+        from hookagent.cli.claude_project import install_project
+
+        install_project(builder, options, lambda line: typer.echo(f"warning: {line}", err=True))
+    elif options.settings or options.discover_settings:
         _install_settings(builder, options)
     if options.cwd is not None and options.cwd not in sys.path:
         sys.path.insert(0, options.cwd)  # module plugins are found where the run started
-    if options.approvals:
+    if options.approvals and options.claude_project is None:
         from hookagent.capabilities.approvals import Approvals
 
         builder.with_(Approvals(project_dir=options.cwd or "."))
@@ -204,6 +217,9 @@ def saved_options(options: RunOptions) -> dict[str, Any]:
     data["settings"] = [_absolute(s, cwd) for s in options.settings]
     data["model_aliases"] = saved_model_aliases(options.model_aliases, cwd)
     data["root"] = _absolute(options.root, cwd) if options.root is not None else None
+    if options.claude_project is not None:
+        data["claude_project"] = _absolute(options.claude_project, cwd)
+    data["claude_plugins"] = [_absolute(p, cwd) for p in options.claude_plugins]
     data["cwd"] = cwd
     return data
 
@@ -260,6 +276,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
         "allow_bash": (bool,),
         "read_only": (bool,),
         "approvals": (bool,),
+        "claude_project": (str,),
         "base_url": (str,),
         "cwd": (str,),
     }
@@ -272,7 +289,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
                 f"the options saved with {where} have a bad {key}: {value!r}", key=CLI_KEY
             )
         values[key] = value
-    for key in ("plugins", "settings", "prices"):
+    for key in ("plugins", "settings", "prices", "claude_plugins"):
         items = saved.get(key) or []
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ConfigError(

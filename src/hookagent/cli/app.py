@@ -32,6 +32,7 @@ import typer
 from rich.console import Console
 
 from hookagent.cli.agent_spec import RunOptions, build_agent
+from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError, StoreError
 from hookagent.kernel.result import RunResult
@@ -198,6 +199,8 @@ def run(
             "(default: .hookagent/sessions.db). Implies a session.",
         ),
     ] = None,
+    claude_project: ClaudeProjectOption = None,
+    claude_plugin: ClaudePluginOption = None,
 ) -> None:
     """Run PROMPT and show each step, tool call and hook decision as it happens."""
     options = RunOptions(
@@ -223,6 +226,8 @@ def run(
         approvals=approvals,
         session=session,
         store=store,
+        claude_project=claude_project,
+        claude_plugins=tuple(claude_plugin or ()),
     )
     raise typer.Exit(_guarded(lambda: _run_or_submit(options, ctx.info_name)))
 
@@ -285,6 +290,10 @@ def demo() -> None:
 
 def execute(options: RunOptions) -> int:
     """Build the agent `options` describe, run it, report; the exit code."""
+    if options.claude_project is not None or options.claude_plugins:
+        from hookagent.cli.claude_project import prepare
+
+        options = prepare(options)  # the project's defaults; a slash command expanded
     check_run_options(options)  # before a store is opened
     if options.durable:
         from hookagent.cli.sessions_cmd import run_in_session

@@ -1,0 +1,78 @@
+"""InstructionsLoaded and UserPromptExpansion: Claude Code events about a project's files,
+fired at hookagent points that already exist.
+
+InstructionsLoaded fires at session_start, once for each instruction file the session
+loaded (`ClaudeHookOptions.instructions`); UserPromptExpansion fires at user_prompt when the
+prompt is the expansion of a slash command (`ClaudeHookOptions.expansion`), before
+UserPromptSubmit. `occurrences` turns the hookagent event into the Claude events to run
+handlers for; each carries the fields of its payload.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, final
+
+from hookagent.hooks.events import PromptEvent
+
+if TYPE_CHECKING:
+    from hookagent.claude.commands import Expansion
+    from hookagent.claude.instructions import InstructionFile
+    from hookagent.claude.options import ClaudeHookOptions
+    from hookagent.kernel.view import RunView
+
+__all__ = ["ExpansionEvent", "InstructionsEvent", "occurrences"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class InstructionsEvent:
+    run: RunView
+    file: InstructionFile
+
+    @property
+    def load_reason(self) -> str:
+        return self.file.load_reason
+
+    def claude_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "file_path": self.file.path,
+            "memory_type": self.file.memory_type,
+            "load_reason": self.file.load_reason,
+        }
+        if self.file.globs:
+            fields["globs"] = list(self.file.globs)
+        if self.file.parent is not None:
+            fields["parent_file_path"] = self.file.parent
+        return fields
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ExpansionEvent:
+    run: RunView
+    prompt: str
+    expansion: Expansion
+
+    @property
+    def command_name(self) -> str:
+        return self.expansion.command.name
+
+    def claude_fields(self) -> dict[str, Any]:
+        return self.expansion.payload()
+
+
+def occurrences(event_name: str, event: Any, options: ClaudeHookOptions) -> list[Any]:
+    """The events to run `event_name`'s handlers for when hookagent fires `event`."""
+    if event_name == "InstructionsLoaded":
+        return [InstructionsEvent(event.run, f) for f in options.instructions]
+    if event_name == "UserPromptExpansion":
+        expansion = options.expansion
+        if (
+            expansion is None
+            or not isinstance(event, PromptEvent)
+            or event.prompt != expansion.prompt
+        ):
+            return []
+        return [ExpansionEvent(event.run, event.prompt, expansion)]
+    return [event]
