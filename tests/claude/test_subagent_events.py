@@ -1,7 +1,7 @@
 """Claude Code hooks of the parent's settings as a subagent runs: inside it only the tool
 events (and SubagentStart/SubagentStop, fired in the parent) run, never the parent's
 UserPromptSubmit or Stop, and every event JSON from inside it carries `agent_id` and
-`agent_type`."""
+`agent_type`, and the parent's session id and transcript path."""
 
 from __future__ import annotations
 
@@ -81,3 +81,7 @@ async def test_inside_a_subagent_only_its_events_fire_and_carry_agent_id(
     call = result.tool_calls[0]
     assert call.result.data["agent_id"] == agent_id
     assert all("agent_id" not in p for p in payloads if p.get("agent_type") is None)
+    # one session: the child's events carry the parent's session id and transcript path
+    assert len({(p["session_id"], p["transcript_path"]) for p in payloads}) == 1
+    child = tmp_path / ".hookagent" / "transcripts" / payloads[0]["session_id"] / "subagents"
+    assert (child / f"agent-{agent_id}.jsonl").is_file()  # its own transcript, beside it

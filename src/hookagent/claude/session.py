@@ -45,11 +45,18 @@ class ClaudeSession:
         "transcript",
     )
 
-    def __init__(self, run: RunView, options: ClaudeHookOptions) -> None:
-        session_id = run.session_id or run.run_id
+    def __init__(
+        self, run: RunView, options: ClaudeHookOptions, parent: ClaudeSession | None = None
+    ) -> None:
+        """`parent`: the session of the run that started this subagent run, whose session id
+        and transcript path its events carry, as in Claude Code; its own transcript is kept
+        beside the parent's, under `<session>/subagents/`."""
+        session_id = parent.payload.session_id if parent else (run.session_id or run.run_id)
         base = Path(options.project_dir).resolve() / ".hookagent"
+        folder = base / "transcripts"
+        own = folder / session_id / "subagents" / f"agent-{run.run_id}.jsonl"
         self.transcript = TranscriptWriter(
-            base / "transcripts" / f"{session_id}.jsonl",
+            own if parent else folder / f"{session_id}.jsonl",
             session_id=session_id,
             cwd=options.working_dir,
         )
@@ -57,9 +64,9 @@ class ClaudeSession:
         agent_id, agent_type = agent_fields(run)
         self.files = str(run.files)
         """The run's folder: hook output too long for the model is saved there whole."""
-        self.payload = PayloadContext(
+        self.payload: PayloadContext = PayloadContext(
             session_id=session_id,
-            transcript_path=str(self.transcript.path),
+            transcript_path=parent.payload.transcript_path if parent else str(self.transcript.path),
             cwd=str(Path(options.working_dir).resolve()),
             permission_mode=options.permission_mode,
             subagent_tool_name=options.subagent_tool_name,
@@ -132,7 +139,8 @@ class Sessions:
         if session is None:
             session = _OPEN.get(self._key(run))
             if session is None:
-                session = _OPEN[self._key(run)] = ClaudeSession(run, self._options)
+                parent = self._parent(run)
+                session = _OPEN[self._key(run)] = ClaudeSession(run, self._options, parent)
             self._by_run[run.run_id] = session
         return session
 
@@ -143,6 +151,12 @@ class Sessions:
 
     def _key(self, run: RunView) -> tuple[str, str]:
         return (run.run_id, str(Path(self._options.project_dir).resolve()))
+
+    def _parent(self, run: RunView) -> ClaudeSession | None:
+        """The open session of the run that started `run`, if it is a subagent's."""
+        if run.parent_run_id is None:
+            return None
+        return _OPEN.get((run.parent_run_id, str(Path(self._options.project_dir).resolve())))
 
     async def end(self, run: RunView) -> None:
         session = self._by_run.pop(run.run_id, None)
