@@ -310,3 +310,35 @@ def test_a_bad_plugin_json_is_exit_2_naming_it(project: Project) -> None:
     ):
         assert done.returncode == 2
         assert f"{plugin / '.claude-plugin/plugin.json'}: invalid JSON at line 1" in done.stderr
+
+
+def test_a_submitted_run_keeps_the_project_for_the_worker(project: Project) -> None:
+    """The options are saved with the run: the worker, started elsewhere, rebuilds the same
+    agent (instructions, rules, commands expanded before queueing)."""
+    copy_commands(project)
+    write(project.dir / "CLAUDE.md", "WORKER-SEES-THIS")
+    env = {"HOME": str(project.home), "RECORD_TO": str(project.records)}
+    queued = hookagent(
+        project.dir,
+        "submit",
+        "/triage-issue 77",
+        "--claude-project",
+        ".",
+        "--session",
+        "s",
+        "-m",
+        project.turns({"text": "done"}),
+        "--plugin",
+        str(project.recorder),
+        env=env,
+    )
+    assert queued.returncode == 0, queued.stderr
+    elsewhere = project.tmp / "elsewhere"
+    elsewhere.mkdir()
+    store = str(project.dir / ".hookagent" / "sessions.db")
+    done = hookagent(elsewhere, "worker", "--once", "--store", store, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (request,) = project.requests()
+    assert "WORKER-SEES-THIS" in request["system"]
+    assert request["messages"][0].startswith("You're an issue triage assistant.")
+    assert "77" in request["messages"][0]

@@ -237,6 +237,10 @@ def _run_or_submit(options: RunOptions, command: str | None) -> int:
     if command == "submit":
         from hookagent.cli.submit_cmd import submit_run
 
+        if options.claude_project is not None or options.claude_plugins:
+            from hookagent.cli.claude_project import prepare
+
+            options = prepare(options)  # queued as run would run it
         return submit_run(options)
     return execute(options)
 
