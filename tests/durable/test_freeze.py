@@ -38,7 +38,8 @@ def agent(db: Path, log: Path) -> h.Agent:
         """Append a line to the log."""
         with log.open("a") as file:
             file.write(line + "\n")
-        await asyncio.sleep(0.01)
+        # Long enough that the run, not the process starting, fills most of its length.
+        await asyncio.sleep(0.04)
         return f"appended {line}"
 
     steps = [
