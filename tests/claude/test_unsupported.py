@@ -52,10 +52,10 @@ CASES = [
         id="unknown-event",
     ),
     pytest.param(
-        {"PostToolBatch": [{"hooks": [{"type": "command", "command": "stop-the-loop.sh"}]}]},
-        "hooks.PostToolBatch",
-        "PostToolBatch",
-        "hookagent does not fire PostToolBatch",
+        {"CwdChanged": [{"hooks": [{"type": "command", "command": "reload-env.sh"}]}]},
+        "hooks.CwdChanged",
+        "CwdChanged",
+        "hookagent does not fire CwdChanged",
         id="event-not-fired",
     ),
 ]

@@ -50,7 +50,7 @@ def test_hooks_test_exits_2_on_an_unknown_event_or_bad_input(tmp_path: Path) -> 
 
 def test_hooks_check_exits_1_on_errors_and_strict_makes_warnings_errors(tmp_path: Path) -> None:
     warn = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "if": "x"}]}]}}
-    err = {"hooks": {"StopFailure": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    err = {"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}]}}
     (tmp_path / "warn.json").write_text(json.dumps(warn))
     (tmp_path / "err.json").write_text(json.dumps(err))
     check = ("hooks", "check", "--no-discover", "--settings")

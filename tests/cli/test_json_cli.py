@@ -84,16 +84,16 @@ LONG = "/a/very/long/path/to/the/project/.claude/hooks/check_every_bash_command.
 def test_hooks_check_json_wide_and_whole_commands(tmp_path: Path) -> None:
     hooks = {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": LONG}]}],
-        "StopFailure": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}],
     }
     (tmp_path / "s.json").write_text(json.dumps({"hooks": hooks}))
     args = ("hooks", "check", "--no-discover", "--settings", "s.json")
-    report = json_of(tmp_path, *args, code=1)  # StopFailure is not fired: an error
+    report = json_of(tmp_path, *args, code=1)  # TeammateIdle is not fired: an error
     assert report["files"] == ["s.json"] and not report["ok"]
     first = report["handlers"][0]
     assert (first["event"], first["point"], first["command"]) == ("PreToolUse", "before_tool", LONG)
     assert report["handlers"][1]["point"] is None
-    assert report["errors"] == ["s.json, hooks.StopFailure: hookagent does not fire StopFailure"]
+    assert report["errors"] == ["s.json, hooks.TeammateIdle: hookagent does not fire TeammateIdle"]
 
     text = hookagent(tmp_path, *args)
     assert text.returncode == 1

@@ -121,7 +121,7 @@ def test_run_prints_every_warning_hooks_check_prints(tmp_path: Path) -> None:
             }
         ],
         "Stop": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(git *)"}]}],
-        "StopFailure": [{"hooks": [{"type": "command", "command": "notify-send failed"}]}],
+        "TeammateIdle": [{"hooks": [{"type": "command", "command": "notify-send failed"}]}],
     }
     root = project(tmp_path, hooks)
     check = run_cli.hookagent(
@@ -129,7 +129,7 @@ def test_run_prints_every_warning_hooks_check_prints(tmp_path: Path) -> None:
     )
     assert check.returncode == 1  # errors found
     assert [line for line in check.stdout.splitlines() if line.startswith("error: ")] == [
-        "error: settings.json, hooks.StopFailure: hookagent does not fire StopFailure"
+        "error: settings.json, hooks.TeammateIdle: hookagent does not fire TeammateIdle"
     ]
     allowed = run_cli.hookagent(
         root,
@@ -141,7 +141,7 @@ def test_run_prints_every_warning_hooks_check_prints(tmp_path: Path) -> None:
         "--allow-unsupported-hooks",
     )
     assert allowed.returncode == 0, allowed.stdout
-    assert len(warnings(allowed.stdout)) == 4  # matcher, dead variable, `if`, StopFailure
+    assert len(warnings(allowed.stdout)) == 4  # matcher, dead variable, `if`, TeammateIdle
     out = run(root, "--allow-unsupported-hooks", "--json")
     assert out.returncode == 0, out.stderr
     assert warnings(out.stderr) == warnings(allowed.stdout)

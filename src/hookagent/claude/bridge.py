@@ -26,7 +26,7 @@ from hookagent.claude.agent_hook import ask_agent
 from hookagent.claude.background import read_later
 from hookagent.claude.checks import check_servers, check_settings
 from hookagent.claude.combine import combine
-from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to
+from hookagent.claude.events import FIRED, TOOL_EVENTS, EventMapping, applies_to, ends_run
 from hookagent.claude.http_hook import run_http
 from hookagent.claude.matchers import ClaudeMatcher, compile_claude_matcher
 from hookagent.claude.mcp_hook import run_mcp_tool
@@ -40,8 +40,12 @@ from hookagent.claude.model import (
 )
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.output import read_verdict
-from hookagent.claude.payload import build_payload, claude_tool_input, claude_tool_name
-from hookagent.claude.project_events import occurrences
+from hookagent.claude.payload import (
+    build_payload,
+    claude_tool_input,
+    claude_tool_name,
+    failure_type,
+)
 from hookagent.claude.prompt_hook import PromptModels, ask
 from hookagent.claude.rules import PermissionRule, compile_rule
 from hookagent.claude.runner import run_handler, timeout_for
@@ -138,11 +142,12 @@ class ClaudeHooks:
             )
             yield make_hook(
                 mapping.point,
-                runner,
+                _AfterOutcome(runner) if mapping.last else runner,
                 name=event_name,
                 kind=mapping.kind,
                 source="claude-managed" if managed else "claude",
-                tier="policy" if managed else "default",
+                tier="audit" if mapping.last else "policy" if managed else "default",
+                always=mapping.last,
                 timeout=None,
             )
         if groups:
@@ -216,9 +221,7 @@ class EventHandlers:
         if not applies_to(self._event, event):
             return None
         session = self._sessions.of(event.run)
-        result = None
-        for occurrence in occurrences(self._event, event, self._options):
-            result = await self._answer(occurrence, session) or result
+        result = await self._answer(event, session)
         if self._event == "SessionStart":
             result = _with_env_file(result, event, session)
         return result
@@ -355,6 +358,8 @@ class EventHandlers:
         if field is None:
             return None, None
         value = getattr(event, field)
+        if isinstance(value, BaseException):  # StopFailure: Claude Code's name for the error
+            return failure_type(value), None
         if field != "tool_name" or value is None:
             return value, None
         name = claude_tool_name(value, session.payload)
@@ -362,6 +367,23 @@ class EventHandlers:
         if args is None:  # permission_request: the question carries the call
             args = event.question.args or {}
         return name, claude_tool_input(value, args, session.payload.cwd)
+
+
+@final
+class _AfterOutcome:
+    """An event's handlers run once the point's other hooks have voted, and only when their
+    outcome means the event happens (StopFailure: the model error ends the run)."""
+
+    __slots__ = ("__name__", "_runner")
+
+    def __init__(self, runner: EventHandlers) -> None:
+        self._runner = runner
+        self.__name__ = "after_outcome"
+
+    async def __call__(self, event: Any, outcome: HookResult) -> HookResult | None:
+        if not ends_run(event, outcome):
+            return None
+        return await self._runner(event)
 
 
 def _with_env_file(
@@ -372,8 +394,10 @@ def _with_env_file(
     path = session.env_file
     if event.run.metadata.get(ENV_FILE_KEY) == path or not _written(path):
         return result
-    change = {"metadata": {ENV_FILE_KEY: path}}
-    return result.with_changes(**change) if result else HookResult.modify(**change)
+    if result is None:
+        return HookResult.modify(metadata={ENV_FILE_KEY: path})
+    given = result.changes.get("metadata") or {}  # a sessionTitle stays
+    return result.with_changes(metadata={**given, ENV_FILE_KEY: path})
 
 
 def _written(path: str) -> bool:

@@ -6,25 +6,31 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 
 from hookagent.claude.in_subagent import fires_in
-from hookagent.hooks.events import ToolResultEvent
+from hookagent.hooks.events import ErrorEvent, StepEndEvent, ToolRefusedEvent, ToolResultEvent
 from hookagent.hooks.hook import HookKind
 from hookagent.hooks.points import (
     AFTER_COMPACT,
+    AFTER_STEP,
     AFTER_TOOL,
     BEFORE_COMPACT,
     BEFORE_TOOL,
     NOTIFICATION,
+    ON_ERROR,
     PERMISSION_REQUEST,
     SESSION_END,
     SESSION_START,
     STOP,
     SUBAGENT_START,
     SUBAGENT_STOP,
+    TASK_COMPLETED,
+    TASK_CREATED,
+    TOOL_REFUSED,
     USER_PROMPT,
     HookPoint,
 )
+from hookagent.hooks.result import HookResult
 
-__all__ = ["FIRED", "TOOL_EVENTS", "EventMapping", "applies_to"]
+__all__ = ["FIRED", "PERMISSION_HOOKS", "TOOL_EVENTS", "EventMapping", "applies_to", "ends_run"]
 
 
 @final
@@ -37,6 +43,9 @@ class EventMapping:
     that discard the universal fields (§7.3) and decide nothing are observers."""
     subject: str | None
     """The hookagent event field the Claude matcher tests; None: every group runs."""
+    last: bool = False
+    """Runs in the audit tier, after the point's other hooks, and applies only once their
+    outcome is known (StopFailure: only when the error ends the run)."""
 
 
 FIRED: Final[dict[str, EventMapping]] = {
@@ -53,8 +62,11 @@ FIRED: Final[dict[str, EventMapping]] = {
     "PreCompact": EventMapping(BEFORE_COMPACT, "guard", "trigger"),
     "PostCompact": EventMapping(AFTER_COMPACT, "guard", "trigger"),
     "Notification": EventMapping(NOTIFICATION, "observer", "kind"),
-    "InstructionsLoaded": EventMapping(SESSION_START, "observer", "load_reason"),
-    "UserPromptExpansion": EventMapping(USER_PROMPT, "guard", "command_name"),
+    "PostToolBatch": EventMapping(AFTER_STEP, "guard", None),
+    "PermissionDenied": EventMapping(TOOL_REFUSED, "guard", "tool_name"),
+    "StopFailure": EventMapping(ON_ERROR, "observer", "error", last=True),
+    "TaskCreated": EventMapping(TASK_CREATED, "guard", None),
+    "TaskCompleted": EventMapping(TASK_COMPLETED, "guard", None),
 }
 """Claude Code events hookagent fires; the others in settings files are parsed, not fired."""
 
@@ -64,11 +76,29 @@ TOOL_EVENTS: Final = frozenset(
 """Events where the `if` permission-rule filter applies (elsewhere it never runs)."""
 
 
+PERMISSION_HOOKS: Final = ("approvals:",)
+"""Hooks whose block is a permission rule's denial (the `Approvals` deny rules)."""
+
+
 def applies_to(event_name: str, event: Any) -> bool:
-    """PostToolUse fires for successful calls, PostToolUseFailure for failed ones. Inside a
-    subagent the main agent's events do not fire."""
+    """PostToolUse fires for successful calls, PostToolUseFailure for failed ones;
+    PostToolBatch after a step whose tool calls all ran while the run goes on;
+    PermissionDenied when the permission system refused the call (a denied approval or a deny
+    rule), not a hook. Inside a subagent the main agent's events do not fire."""
     if not fires_in(event_name, event):
         return False
     if isinstance(event, ToolResultEvent):
         return event.result.is_error == (event_name == "PostToolUseFailure")
+    if isinstance(event, StepEndEvent):
+        return event.record.has_tool_calls and event.run.status == "running"
+    if isinstance(event, ToolRefusedEvent):
+        return event.denial is not None or (event.by or "").startswith(PERMISSION_HOOKS)
     return True
+
+
+def ends_run(event: ErrorEvent, outcome: HookResult) -> bool:
+    """Whether on_error's `outcome` so far ends the run on a model error (StopFailure): not
+    when a hook retries it (and it can be retried) or lets the run go on."""
+    if event.where != "model" or outcome.kind == "continue":
+        return False
+    return not (outcome.kind == "retry" and event.retryable)

@@ -7,25 +7,43 @@ settings ask for, so scripts written for Claude Code read what they expect.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, final
 
+from hookagent.errors import ModelError
 from hookagent.hooks.events import (
     CompactEvent,
+    ErrorEvent,
     NotificationEvent,
     PermissionEvent,
     PromptEvent,
     RunEvent,
+    StepEndEvent,
     StopEvent,
     SubagentEvent,
+    TaskEvent,
     ToolCallEvent,
+    ToolRefusedEvent,
     ToolResultEvent,
 )
+from hookagent.kernel.records import ToolExecution
+from hookagent.messages import AssistantMessage, Message
 
-__all__ = ["PayloadContext", "build_payload", "claude_tool_input", "claude_tool_name"]
+__all__ = [
+    "SESSION_TITLE",
+    "PayloadContext",
+    "build_payload",
+    "claude_tool_input",
+    "claude_tool_name",
+    "failure_type",
+]
 
+SESSION_TITLE: Final = "session_title"
+"""Run metadata: the title a SessionStart or UserPromptSubmit hook gave the session; later
+SessionStart hooks of the run receive it as `session_title`, as Claude Code sends it."""
 SUBAGENT_TOOLS: Final = frozenset({"Agent", "Task"})
 _PATH_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
     "Read": ("file_path",),
@@ -87,9 +105,6 @@ def build_payload(event_name: str, event: Any, ctx: PayloadContext) -> dict[str,
 
 
 def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
-    if hasattr(event, "claude_fields"):  # project_events: InstructionsLoaded, UserPromptExpansion
-        fields: dict[str, Any] = event.claude_fields()
-        return fields
     if isinstance(event, ToolCallEvent | ToolResultEvent):
         return _tool_fields(event_name, event, ctx)
     if isinstance(event, PermissionEvent):
@@ -118,9 +133,83 @@ def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
         fields = {"message": event.message, "notification_type": event.kind}
         return {**fields, "title": event.title} if event.title else fields
     if isinstance(event, RunEvent):
-        key = "source" if event_name == "SessionStart" else "reason"
-        return {key: event.source}
+        if event_name != "SessionStart":
+            return {"reason": event.source}
+        title = event.run.metadata.get(SESSION_TITLE)
+        return {"source": event.source, **({"session_title": title} if title else {})}
+    return _loop_fields(event, ctx)
+
+
+def _loop_fields(event: Any, ctx: PayloadContext) -> dict[str, Any]:
+    """PostToolBatch, PermissionDenied, StopFailure, TaskCreated and TaskCompleted."""
+    if isinstance(event, StepEndEvent):
+        return {"tool_calls": [_batch_call(e, ctx) for e in event.record.executions]}
+    if isinstance(event, ToolRefusedEvent):
+        return {
+            "tool_name": claude_tool_name(event.tool_name, ctx),
+            "tool_input": claude_tool_input(event.tool_name, event.args, ctx.cwd),
+            "tool_use_id": event.call_id,
+            "reason": event.denial or event.reason or "",
+        }
+    if isinstance(event, ErrorEvent):
+        return {
+            "error": failure_type(event.error),
+            "error_details": str(event.error),
+            "last_assistant_message": _last_reply(event.run.messages),
+        }
+    if isinstance(event, TaskEvent):
+        return {
+            "task_id": event.task_id,
+            "task_subject": event.subject,
+            "task_description": event.description,
+        }
     return {}
+
+
+def _batch_call(execution: ToolExecution, ctx: PayloadContext) -> dict[str, Any]:
+    """One call of a PostToolBatch: its response serialized, as Claude Code sends it."""
+    data = execution.result.data
+    response = execution.result.content
+    if isinstance(data, Mapping | list) and not execution.result.is_error:
+        response = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return {
+        "tool_name": claude_tool_name(execution.name, ctx),
+        "tool_input": claude_tool_input(execution.name, execution.args, ctx.cwd),
+        "tool_use_id": execution.call_id,
+        "tool_response": response,
+    }
+
+
+def _last_reply(messages: Sequence[Message]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage):
+            return message.content or ""
+    return ""
+
+
+_STATUS_TYPES: Final[Mapping[int, str]] = {
+    400: "invalid_request",
+    401: "authentication_failed",
+    402: "billing_error",
+    403: "authentication_failed",
+    404: "invalid_request",
+    408: "server_error",
+    413: "invalid_request",
+    422: "invalid_request",
+    429: "rate_limit",
+}
+
+
+def failure_type(error: BaseException) -> str:
+    """Claude Code's name for the error that ended a turn (what StopFailure matchers test):
+    rate_limit, authentication_failed, billing_error, invalid_request, server_error or
+    unknown, from the provider's HTTP status."""
+    if not isinstance(error, ModelError):
+        return "unknown"
+    status = error.status
+    if status is None:
+        return "server_error" if error.timed_out else "unknown"
+    return _STATUS_TYPES.get(status, "server_error" if status >= 500 else "unknown")
 
 
 def _tool_fields(

@@ -9,16 +9,20 @@ Stop context — makes the model continue; `continue: false` ends the run from a
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from hookagent.claude.model import Combined
 from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude.payload import SESSION_TITLE
 from hookagent.hooks.events import ToolResultEvent
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.approval import Answer
 from hookagent.tools.base import ToolResult
 
-__all__ = ["to_hook_result"]
+__all__ = ["RETRY_NOTE", "to_hook_result"]
+
+log = logging.getLogger("hookagent.claude")
 
 _CONTEXT_EVENTS = frozenset(
     {
@@ -29,8 +33,17 @@ _CONTEXT_EVENTS = frozenset(
         "UserPromptExpansion",
         "SessionStart",
         "SubagentStart",
+        "PostToolBatch",
     }
 )
+_BLOCKABLE = frozenset(
+    {"UserPromptSubmit", "UserPromptExpansion", "PreCompact", "TaskCreated", "TaskCompleted"}
+)
+"""Events whose block refuses what they announce (a prompt, a compaction, a task update)."""
+RETRY_NOTE = (
+    "A PermissionDenied hook says this call may be retried: the denial is not final for it."
+)
+"""The model's note on a refused call when a PermissionDenied hook answers `retry: true`."""
 
 
 def to_hook_result(
@@ -40,6 +53,9 @@ def to_hook_result(
         reason = combined.stop_reason or f"a {event_name} hook stopped the run"
         return HookResult.stop(reason).decided_by(by or event_name)
     result = _decision(event_name, combined, event, options)
+    changes = _session_changes(event_name, combined)
+    if changes:
+        result = result.with_changes(**changes) if result else HookResult.modify(**changes)
     if combined.additional_context and event_name in _CONTEXT_EVENTS:
         result = result or HookResult.proceed()
         for text in combined.additional_context:
@@ -68,11 +84,34 @@ def _decision(
         if combined.additional_context:  # Stop context continues the turn, not as an error
             return HookResult.block("\n".join(combined.additional_context))
         return None
-    if event_name in ("UserPromptSubmit", "UserPromptExpansion", "PreCompact") and (
-        decision == "block"
-    ):
+    if event_name in _BLOCKABLE and decision == "block":
         return HookResult.block(reason or f"blocked by a {event_name} hook")
+    if event_name == "PostToolBatch" and decision == "block":  # the loop stops here
+        return HookResult.stop(reason or "a PostToolBatch hook stopped the loop")
+    if event_name == "PermissionDenied" and combined.extra.get("retry") is True:
+        return HookResult.context(RETRY_NOTE)
     return None
+
+
+def _session_changes(event_name: str, combined: Combined) -> dict[str, Any]:
+    """SessionStart's `initialUserMessage` (a first user message for a new run) and the
+    `sessionTitle` of SessionStart and UserPromptSubmit (kept in the run's metadata)."""
+    if event_name not in ("SessionStart", "UserPromptSubmit"):
+        return {}
+    extra = combined.extra
+    changes: dict[str, Any] = {}
+    first = extra.get("initialUserMessage")
+    if event_name == "SessionStart" and isinstance(first, str) and first.strip():
+        changes["prompt"] = first
+    title = extra.get("sessionTitle")
+    if isinstance(title, str) and title.strip():
+        changes["metadata"] = {SESSION_TITLE: title.strip()}
+    if event_name == "SessionStart" and extra.get("watchPaths"):
+        log.warning(
+            "SessionStart hook: watchPaths %s not watched (hookagent fires no FileChanged)",
+            extra["watchPaths"],
+        )
+    return changes
 
 
 def _pre_tool(combined: Combined) -> HookResult | None:

@@ -44,8 +44,6 @@ from hookagent.claude.output import read_verdict
 from hookagent.claude.rules import compile_rule
 from hookagent.claude.runner import default_timeout, run_handler
 from hookagent.claude.sources import discover
-from hookagent.cli.agent_spec import RunOptions
-from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.hooks_check import check_report, handler_text, print_check
 from hookagent.cli.validate import existing_dir
 from hookagent.errors import ConfigError
@@ -91,6 +89,7 @@ _SUBJECT_FIELD = {
     "PreCompact": "trigger",
     "PostCompact": "trigger",
     "Notification": "notification_type",
+    "StopFailure": "error",
 }
 
 
@@ -108,24 +107,10 @@ def check(
         bool,
         typer.Option("--wide", help="One line per handler, however long (default: wrapped)."),
     ] = False,
-    claude_project: ClaudeProjectOption = None,
-    claude_plugin: ClaudePluginOption = None,
 ) -> None:
     """Validate settings files and list which handler fires where (exit 1 on errors)."""
 
     def go() -> int:
-        if claude_project is not None or claude_plugin:
-            from hookagent.cli.claude_project_check import check_project
-
-            options = RunOptions(
-                prompt="",
-                model="",
-                settings=tuple(str(s) for s in settings or ()),
-                claude_project=claude_project,
-                claude_plugins=tuple(claude_plugin or ()),
-            )
-            allow = allow_unsupported_hooks
-            return check_project(options, allow=allow, strict=strict, as_json=as_json, wide=wide)
         existing_dir("--project", project)
         out = _Out(json=as_json, wide=wide)
         files = settings or []
@@ -262,6 +247,7 @@ async def _test(
         "continue": merged.continue_,
         "stop_reason": merged.stop_reason,
         "system_message": "\n".join(merged.system_messages) or None,
+        "event_fields": {k: v for k, v in merged.extra.items() if k != "overflow_files"},
         **({"env_file": env.path, "exports": env.exports} if env is not None else {}),
         "hooks": [
             {
@@ -328,6 +314,8 @@ def _print_report(report: dict[str, Any]) -> None:
             console.print(f"{key}: {report[key]}")
     for text in report["additional_context"]:
         console.print(f"context: {text}")
+    for key, value in report["event_fields"].items():  # retry, watchPaths, sessionTitle…
+        console.print(f"{key}: {json.dumps(value, ensure_ascii=False)}")
     if not report["continue"]:
         console.print("continue: false")
     if "exports" in report:
