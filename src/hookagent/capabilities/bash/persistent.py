@@ -1,20 +1,22 @@
-"""A long-lived sandbox per Bash capability and profile, so namespaces are made once.
+"""A long-lived sandbox per Bash tool and profile, so namespaces are made once, not per call.
 
-`CommandServer` starts `bwrap` once with the capability's profile and the seccomp filter,
-running `command_server.py`; each call then sends its command, environment and output pipes
-over a socket pair, and reads the exit status once the server has killed every process the
-call left and emptied /tmp. So each call keeps the one-shot sandbox's guarantees: the same
-mounts, namespaces, filter and scrubbed environment, its own stdout and stderr (read,
-capped and spilled as `process.py` does), no process outliving it, and a /tmp that starts
-empty. A timeout or a cancelled call asks the server to kill the call's processes; a
-server that does not answer in `STOP_LIMIT` seconds is killed with its whole sandbox.
+`CommandServer` starts `bwrap` once with the profile and the seccomp filter, running
+`command_server.py`; each call then sends its command, environment and output pipes over a
+socket pair, and reads the exit status once the server has killed every process the call
+left and reset /tmp, /dev and the System V IPC objects. So each call keeps the one-shot
+sandbox's guarantees: the same mounts, namespaces, filter and scrubbed environment, its own
+stdout and stderr (read, capped and spilled as `process.py` does), no process outliving
+it, and a /tmp that starts empty. A timeout or a cancelled call has the server kill the
+call's processes; a server that does not answer in `STOP_LIMIT` seconds is killed with its
+whole sandbox.
 
-`Servers` keeps one server per profile for a capability and hands it to one call at a
-time; a call it cannot serve (the server busy with another call, not startable, or its
-sandbox out of date: a deny or writable path changed since it started, or the mounts did)
-gets None and runs in a one-shot sandbox. A server that died is started again on the next
-call; a call in flight when it died gets `ServerLost`. `close()` (also run when the
-capability is garbage collected and at exit) kills every server and its sandbox.
+`Servers` keeps a tool's server per profile (an idle one of another profile is stopped when
+a new one starts) and hands it to one call at a time. A call it cannot serve gets None and
+runs in a one-shot sandbox: the server is busy with another call, cannot start, or its
+sandbox is out of date (a deny or writable path changed since it started, or the mounts
+did). A server that died is started again on the next call; a call in flight when it died
+gets `ServerLost`. `close()`, also run when the tool is garbage collected and at exit,
+stops every server and its sandbox.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ class CommandServer:
         spill: tuple[Path, str] | None,
         spill_after: int,
     ) -> Completed | None:
-        """Run `argv` inside; None when the sandbox was out of date and nothing ran."""
+        """Run `argv` inside; None when nothing ran (the sandbox was out of date, or gone
+        before it read the request)."""
         started = perf_counter()
         request: dict[str, object] = {"argv": list(argv), "env": dict(env), "cwd": cwd}
         if env_file is not None:
@@ -143,7 +146,10 @@ class CommandServer:
         err = HeadTail(keep_head, keep_tail, spill_target(spill, "stderr"), spill_after)
         self.busy = True
         try:
-            readers = await self._send(request, (out, err))
+            try:
+                readers = await self._send(request, (out, err))
+            except OSError:
+                return None  # gone before the request was read: nothing ran
             timed_out = False
             try:
                 try:
@@ -336,6 +342,7 @@ class Servers:
         self._servers: dict[SandboxProfile, CommandServer] = {}
         self._starting: set[SandboxProfile] = set()
         self._failures = 0
+        self._closes = 0
         weakref.finalize(self, _close_all, self._servers)
 
     async def take(self, bwrap: str, profile: SandboxProfile, cwd: str) -> CommandServer | None:
@@ -351,7 +358,10 @@ class Servers:
         if server is None:
             if self._failures >= _START_FAILURES:
                 return None
+            for other in [key for key, idle in self._servers.items() if not idle.busy]:
+                self._servers.pop(other).close()  # a profile no call has now
             self._starting.add(profile)
+            closes = self._closes
             try:
                 server = await CommandServer.start(bwrap, profile, cwd)
             except OSError as exc:
@@ -361,6 +371,9 @@ class Servers:
             finally:
                 self._starting.discard(profile)
             self._failures = 0
+            if closes != self._closes:  # closed while it started
+                server.close()
+                return None
             self._servers[profile] = server
         server.busy = True
         return server
@@ -371,6 +384,7 @@ class Servers:
 
     def close(self) -> None:
         """Kill every server and its sandbox; calls after this start new ones."""
+        self._closes += 1
         _close_all(self._servers)
 
 

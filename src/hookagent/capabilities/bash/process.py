@@ -16,7 +16,8 @@ to a file in the run's folder. The call ends in one of two ways:
 Unsandboxed, a process that left the group (`setsid`) is out of reach; if it holds the
 pipes, reading stops `DRAIN_LIMIT` seconds after the group is gone. In the sandbox the
 command is `bwrap`, whose PID namespace dies with it, taking every process the command
-started (`setsid` or not). Cancelling the call kills the group at once.
+started (`setsid` or not). Cancelling the call kills the group at once. (The long-lived
+sandbox, `persistent.py`, reads its calls' output with the same `HeadTail` buffers.)
 """
 
 from __future__ import annotations

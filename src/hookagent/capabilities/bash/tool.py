@@ -19,6 +19,9 @@ result's `data["sandbox"]` records how: `{active, mode, writable, deny, network}
 call is an error result naming why, and nothing runs. With a domain allowlist the command
 is started by the forwarder of `proxy.py`, and the call's connections are added to the
 record: `allowed` and `refused` (`{host, port, method}` / `{host, port, reason}`).
+Otherwise a call whose profile is the policy's runs in the tool's long-lived sandbox
+(`persistent.py`), and one a hook tightened, or that the long-lived sandbox cannot take,
+in a sandbox of its own; `close()` stops the long-lived one.
 """
 
 from __future__ import annotations
