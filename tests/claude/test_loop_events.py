@@ -472,3 +472,32 @@ async def test_native_session_start_hooks_can_give_the_first_message(tmp_path: P
     )
     result = await run.run("then this")
     assert user_messages(result) == ["first (startup)", "then this"]
+
+
+# -- events with no meaning here stay refused ------------------------------------------------
+
+NOT_APPLICABLE = [
+    "ConfigChange",
+    "CwdChanged",
+    "DirectoryAdded",
+    "FileChanged",
+    "MessageDisplay",
+    "PostModelSwitch",
+    "PreModelSwitch",
+    "Setup",
+    "TeammateIdle",
+    "WorktreeCreate",
+    "WorktreeRemove",
+]
+
+
+@pytest.mark.parametrize("event", NOT_APPLICABLE)
+def test_handlers_on_events_not_fired_are_refused_naming_file_path_and_event(
+    tmp_path: Path, event: str
+) -> None:
+    file = settings(tmp_path, {event: [group("notify-send x")]})
+    with pytest.raises(h.ConfigError) as caught:
+        h.AgentBuilder().model(ScriptedModel([])).with_settings(file, project_dir=tmp_path)
+    error = caught.value
+    assert (error.file, error.key, error.value) == (str(file), f"hooks.{event}", event)
+    assert str(error).startswith(f"{file}, hooks.{event}: hookagent does not fire {event}")

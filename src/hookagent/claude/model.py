@@ -67,6 +67,8 @@ CLAUDE_EVENTS: Final = frozenset(
         "WorktreeRemove",
         "Elicitation",
         "ElicitationResult",
+        "PreModelSwitch",
+        "PostModelSwitch",
     }
 )
 """Every event name Claude Code documents; handlers under any other name never run."""
