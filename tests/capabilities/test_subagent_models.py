@@ -130,3 +130,21 @@ def test_sub_folders_are_read_and_a_bad_file_is_a_warning(tmp_path: Path) -> Non
         f"{twin}: a second agent named 'backend' (the first is "
         f"{tmp_path / 'backend' / 'backend.md'}); it is left out",
     ]
+
+
+def test_disallowed_tools_are_taken_out_and_keys_not_honoured_are_a_notice(
+    tmp_path: Path,
+) -> None:
+    path = agent_file(
+        tmp_path, "careful", "disallowedTools: [Read]\npermissionMode: plan\nmaxTurns: 5\n"
+    )
+    capability = Subagents(AgentRegistry.from_dirs(tmp_path))
+    builder = h.AgentBuilder().model(ScriptedModel([])).tools(Read).with_(capability)
+    builder.build()
+    spec = capability.registry.get("careful")
+    assert spec is not None and spec.disallowed_tools == ("Read",)
+    assert "Read" not in capability.child_agent(spec).tools
+    assert builder.warnings == (
+        f"{path}: agent 'careful' sets permissionMode, maxTurns, which hookagent does not "
+        "honour; it runs as if they were not set",
+    )

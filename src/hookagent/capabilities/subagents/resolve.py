@@ -52,8 +52,14 @@ def child_model(spec: AgentSpec, parent: Model, aliases: Mapping[str, Model]) ->
 
 
 def child_tools(spec: AgentSpec, parent: Mapping[str, Tool]) -> dict[str, Tool]:
-    """The parent's inheritable tools, cut to the spec's list when it has one."""
-    tools = {name: tool for name, tool in parent.items() if getattr(tool, "inheritable", True)}
+    """The parent's inheritable tools, cut to the spec's list when it has one, less its
+    `disallowedTools`."""
+    denied = {TOOL_ALIASES.get(name, name) for name in spec.disallowed_tools}
+    tools = {
+        name: tool
+        for name, tool in parent.items()
+        if getattr(tool, "inheritable", True) and name not in denied
+    }
     if spec.tools is None:
         return tools
     wanted = (TOOL_ALIASES.get(name, name) for name in spec.tools)
@@ -74,10 +80,18 @@ def notices(
                 f"AgentBuilder.model_alias); it runs on its parent's model"
             )
         have = child_tools(spec, parent_tools)
-        missing = [n for n in spec.tools or () if TOOL_ALIASES.get(n, n) not in have]
+        denied = set(spec.disallowed_tools)
+        missing = [
+            n for n in spec.tools or () if TOOL_ALIASES.get(n, n) not in have and n not in denied
+        ]
         if missing:
             lines.append(
                 f"{spec.source}: agent {spec.name!r} names tools this agent does not have: "
                 f"{', '.join(missing)}; it runs without them"
+            )
+        if spec.not_honoured:
+            lines.append(
+                f"{spec.source}: agent {spec.name!r} sets {', '.join(spec.not_honoured)}, "
+                "which hookagent does not honour; it runs as if they were not set"
             )
     return lines

@@ -1,9 +1,12 @@
 """Subagent specs, from Python or from markdown files in Claude Code's `.claude/agents/` form:
 front matter `name`, `description`, `tools` (a list or a comma-separated string; absent or
-null, `tools:` with nothing after it, means the parent's tools, and `[]` none), `model`
-(`inherit`, an alias such as `sonnet`, or a `provider:model` name: see `Subagents`); the
-body is the system prompt. `hookagent.frontmatter` reads the front matter as Claude Code
-does; other keys are ignored.
+null, `tools:` with nothing after it, means the parent's tools, and `[]` none),
+`disallowedTools` (taken out of those), `model` (`inherit`, an alias such as `sonnet`, or a
+`provider:model` name: see `Subagents`); the body is the system prompt.
+`hookagent.frontmatter` reads the front matter as Claude Code does. Keys Claude Code acts on
+and hookagent does not (`permissionMode`, `maxTurns`, `mcpServers`…) are kept in
+`AgentSpec.not_honoured`, for a notice; display keys (`color`…) and unknown ones are ignored,
+as Claude Code ignores them.
 
 A `name:` that is not an id (lowercase letters, digits, hyphens) is a display name, kept as
 `AgentSpec.title`; the file's stem, lowercased with other characters made hyphens, names the
@@ -26,6 +29,17 @@ __all__ = ["AgentRegistry", "AgentSpec"]
 
 _NAME: Final = re.compile(r"^[a-z][a-z0-9-]*$")
 _NOT_NAME: Final = re.compile(r"[^a-z0-9]+")
+NOT_HONOURED: Final = (
+    "permissionMode",
+    "maxTurns",
+    "mcpServers",
+    "skills",
+    "memory",
+    "isolation",
+    "background",
+    "effort",
+)
+"""Agent-file keys that change what Claude Code does and are not honoured here."""
 
 
 @final
@@ -40,6 +54,10 @@ class AgentSpec:
     source: str = "python"
     title: str | None = None
     """`name:` as written when it is a display name rather than the agent's name."""
+    disallowed_tools: tuple[str, ...] = ()
+    """Tool names taken out of those the child gets."""
+    not_honoured: tuple[str, ...] = ()
+    """Keys of the agent file in `NOT_HONOURED` that it sets."""
 
     def __post_init__(self) -> None:
         where = f"agent {self.name!r} ({self.source})"
@@ -117,9 +135,8 @@ class AgentRegistry:
 def load_spec(path: Path) -> AgentSpec:
     """One agent file; a `ConfigError` naming the file (and line) if it cannot be read."""
     fields, body = read_front_matter(path)
-    tools = fields.text_or_list("tools")
-    if isinstance(tools, str):
-        tools = [t.strip() for t in tools.split(",") if t.strip()]
+    tools = _names(fields.text_or_list("tools"))
+    disallowed = _names(fields.text_or_list("disallowedTools")) or []
     title = (fields.text("name") or "").strip() or None
     name = title if title is not None and _NAME.match(title) else None
     if name is None:
@@ -139,6 +156,15 @@ def load_spec(path: Path) -> AgentSpec:
         description=fields.text("description") or "",
         system_prompt=body,
         tools=tuple(tools) if tools is not None else None,
+        disallowed_tools=tuple(disallowed),
+        not_honoured=tuple(key for key in NOT_HONOURED if key in fields),
         model=fields.text("model") or "inherit",
         source=str(path),
     )
+
+
+def _names(value: str | list[str] | None) -> list[str] | None:
+    """Tool names from a list or a comma-separated string."""
+    if isinstance(value, str):
+        return [name.strip() for name in value.split(",") if name.strip()]
+    return value
