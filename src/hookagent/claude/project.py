@@ -169,7 +169,7 @@ def load_project(
         ),
         plugins=plugins,
         warnings=(*judged.warnings, *notes, *(n for p in plugins for n in p.not_honoured)),
-        errors=tuple(judged.errors),
+        errors=(*judged.errors, *_mcp_refused(root, plugins)),
         mcp_filter=judged.mcp_filter,
     )
 
@@ -268,6 +268,18 @@ def _commands(
         if name not in found and len(same) == 1:
             found[name] = same[0]
     return found, notes
+
+
+def _mcp_refused(root: Path | None, plugins: Sequence[Plugin]) -> list[str]:
+    files = [root / ".mcp.json"] if root is not None and (root / ".mcp.json").is_file() else []
+    files += [Path(f) for p in plugins for f in p.mcp_files]
+    refused = [f"{f}: its MCP servers are not started with --claude-project" for f in files]
+    refused += [
+        f"{p.manifest}, mcpServers: MCP servers are not started with --claude-plugin"
+        for p in plugins
+        if p.inline_mcp is not None
+    ]
+    return refused
 
 
 def _existing(*paths: Path | None) -> tuple[str, ...]:
