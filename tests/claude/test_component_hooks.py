@@ -191,8 +191,8 @@ def test_skills_without_hooks_do_not_load_the_claude_layer(tmp_path: Path) -> No
 
 
 # -- subagents ----------------------------------------------------------------------------
-def clusterer() -> Subagents:
-    return Subagents(AgentRegistry.from_dirs(AGENTS))
+def clusterer(tmp_path: Path) -> Subagents:
+    return Subagents(AgentRegistry.from_dirs(AGENTS), hook_options=options(tmp_path))
 
 
 async def test_a_subagents_guard_runs_while_it_runs_and_not_in_its_parent(
@@ -212,7 +212,7 @@ async def test_a_subagents_guard_runs_while_it_runs_and_not_in_its_parent(
             reply("finished"),
         ]
     )
-    subagents = clusterer()
+    subagents = clusterer(tmp_path)
     agent = build(tmp_path, model, subagents)
     result = await agent.run("run brainswarm")
     model.assert_consumed()
@@ -260,7 +260,9 @@ async def test_a_subagents_stop_hook_is_subagent_stop_and_keeps_it_going(tmp_pat
             reply("all good"),  # the parent stops: the subagent's hook is not live
         ]
     )
-    agent = build(tmp_path, model, Subagents(AgentRegistry.from_dirs(folder)))
+    agent = build(
+        tmp_path, model, Subagents(AgentRegistry.from_dirs(folder), hook_options=options(tmp_path))
+    )
     result = await agent.run("check")
     model.assert_consumed()
     assert result.output == "all good"
@@ -278,3 +280,52 @@ def test_once_in_agent_front_matter_is_ignored_with_a_warning(tmp_path: Path) ->
     )
     subagents = Subagents(AgentRegistry.from_dirs(folder))
     assert any("hooks.PreToolUse[0].hooks[0].once" in w for w in subagents.warnings)
+
+
+async def test_settings_and_skill_hooks_of_one_run_share_its_transcript(tmp_path: Path) -> None:
+    record = script(tmp_path, "record", "sys.stdin.read()")
+    dirs = skill(tmp_path, "careful", guard_hooks(record))
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": record}]}]}})
+    )
+    model = ScriptedModel(
+        [tool_call("Skill", name="careful"), tool_call("Bash", command="ls"), reply("done")]
+    )
+    agent = (
+        h.AgentBuilder()
+        .model(model)
+        .tools(Bash)
+        .with_settings(settings, project_dir=tmp_path, options=options(tmp_path))
+        .with_(Skills(dirs, hook_options=options(tmp_path)))
+        .build()
+    )
+    result = await agent.run("work")
+    model.assert_consumed()
+    [transcript] = (tmp_path / ".hookagent" / "transcripts").glob("*.jsonl")
+    lines = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert len({line["uuid"] for line in lines}) == len(lines)  # no message written twice
+    assert [line["type"] for line in lines].count("assistant") == 3
+    assert result.status == "completed"
+
+
+async def test_a_skills_async_rewake_stop_hook_wakes_the_model(tmp_path: Path) -> None:
+    body = """
+    if not json.loads(sys.stdin.read())["stop_hook_active"]:
+        print("the skill's checklist is not done", file=sys.stderr)
+        sys.exit(2)
+    """
+    hooks = (
+        "  Stop:\n    - hooks:\n        - type: command\n"
+        f"          command: {json.dumps(script(tmp_path, 'check', body))}\n"
+        "          asyncRewake: true\n"
+    )
+    dirs = skill(tmp_path, "checklist", hooks)
+    model = ScriptedModel(
+        [tool_call("Skill", name="checklist"), reply("done"), reply("checklist done")]
+    )
+    agent = build(tmp_path, model, Skills(dirs, hook_options=options(tmp_path)))
+    result = await agent.run("work")
+    model.assert_consumed()
+    assert result.output == "checklist done"
+    assert "the skill's checklist is not done" in (model.calls[2].last_message or "")
