@@ -20,6 +20,8 @@ MEMORY_STEPS: Final = 1000
 COMMAND_HANDLERS: Final = 10
 
 PER_STEP_TARGET: Final = 10.0
+TYPED_TOOL_TARGET: Final = 3.0
+"""Per step with the echo tool a typed `@tool` function, over the bare loop."""
 FLAT_TARGET: Final = 1.25
 """Per-step cost at 1,000 steps over per-step cost at 10 steps; above this it grows."""
 DISPATCH_TARGET: Final = 2.0

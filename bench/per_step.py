@@ -7,6 +7,7 @@ from typing import Any, Final
 from harness import (
     FLAT_TARGET,
     PER_STEP_TARGET,
+    TYPED_TOOL_TARGET,
     STEP_COUNTS,
     STEPS_PER_SAMPLE,
     Runner,
@@ -22,6 +23,7 @@ from workload import (
     bare_run,
     build_agent,
     check_same_work,
+    echo_function,
     noop_async,
     noop_sync,
     script,
@@ -29,7 +31,13 @@ from workload import (
 
 # -- 1. per-step overhead ------------------------------------------------------------------
 
-STEP_CONFIGS: Final = ("bare loop", "hookagent, defaults", "+4 sync no-op", "+4 async no-op")
+STEP_CONFIGS: Final = (
+    "bare loop",
+    "hookagent, defaults",
+    "+4 sync no-op",
+    "+4 async no-op",
+    "@tool echo, defaults",
+)
 HOOK_FOR_CONFIG: Final[dict[str, Any]] = {
     "hookagent, defaults": None,
     "+4 sync no-op": noop_sync,
@@ -43,12 +51,14 @@ def step_runners(tool_steps: int) -> dict[str, Runner]:
     for name, hook in HOOK_FOR_CONFIG.items():
         agent = build_agent(model, tool_steps, hook)
         runners[name] = lambda agent=agent: agent.run(PROMPT)
+    typed = build_agent(model, tool_steps, echo=echo_function)
+    runners["@tool echo, defaults"] = lambda: typed.run(PROMPT)
     return runners
 
 
 async def verify_step_work(tool_steps: int, runners: dict[str, Runner]) -> None:
     messages = await runners["bare loop"]()
-    for name in HOOK_FOR_CONFIG:
+    for name in (*HOOK_FOR_CONFIG, "@tool echo, defaults"):
         problem = check_same_work(messages, await runners[name](), tool_steps)
         if problem is not None:
             raise SystemExit(f"benchmark workload mismatch ({name}, N={tool_steps}): {problem}")
@@ -59,6 +69,7 @@ async def bench_per_step(repeats: int) -> list[Verdict]:
     print(
         "A run of N takes N+1 model calls (N tool steps and the answer); per step = run / (N+1).\n"
         "Defaults: step, token, time and tool-call-presence limits + error policy installed.\n"
+        "@tool echo: the same echo tool as a typed `@tool` async function, as users write it.\n"
         f"Flat means per-step cost at N=1000 within {FLAT_TARGET:g}x of N=10."
     )
     runners = {n: step_runners(n) for n in STEP_COUNTS}
@@ -87,9 +98,8 @@ async def bench_per_step(repeats: int) -> list[Verdict]:
                 f"{ratio:>17.1f}{s.best / bare.best:>14.1f}"
             )
             if name != "bare loop":
-                verdicts.append(
-                    Verdict(f"per step, {name}, N={n}", ratio, "x bare", PER_STEP_TARGET)
-                )
+                target = TYPED_TOOL_TARGET if name.startswith("@tool") else PER_STEP_TARGET
+                verdicts.append(Verdict(f"per step, {name}, N={n}", ratio, "x bare", target))
     print(
         f"\n{'config':<22}{'us/step N=10':>14}{'us/step N=1000':>16}"
         f"{'1000/10 (paired)':>18}{'1000/10 (min)':>15}"

@@ -29,6 +29,7 @@ from hookagent import (
     ToolSpec,
     Usage,
     UserMessage,
+    tool,
 )
 
 PROMPT: Final = "Echo the numbers."
@@ -105,6 +106,14 @@ class EchoTool:
 
 
 ECHO: Final = EchoTool()
+
+
+@tool(name=TOOL_NAME, description="Return the text unchanged.")
+async def echo_function(text: str) -> str:
+    """The echo tool as users write one: a typed function."""
+    return text
+
+
 TOOLS: Final[Mapping[str, EchoTool]] = {TOOL_NAME: ECHO}
 SPECS: Final = (ToolSpec(name=ECHO.name, description=ECHO.description, parameters=ECHO.parameters),)
 
@@ -142,15 +151,18 @@ async def noop_async(event: object) -> None:
 HOOKED_POINTS: Final = (BEFORE_INFERENCE, AFTER_INFERENCE, BEFORE_TOOL, AFTER_TOOL)
 
 
-def build_agent(model: Any, tool_steps: int, hook: Callable[..., Any] | None = None) -> Agent:
+def build_agent(
+    model: Any, tool_steps: int, hook: Callable[..., Any] | None = None, echo: Any = ECHO
+) -> Agent:
     """An agent over the echo tool with the default limits and error policy.
 
     The run takes `tool_steps + 1` steps; the step limit stops a run once it has taken
     `max_steps`, so it is set one higher for the run to end by answering, not by the limit.
-    `hook`, if given, is registered once at each point in `HOOKED_POINTS`.
+    `hook`, if given, is registered once at each point in `HOOKED_POINTS`; `echo` is the
+    tool (the hand-written `ECHO`, or `echo_function`, the same as a `@tool` function).
     """
     builder = (
-        AgentBuilder().model(model).tools(ECHO).limits(max_steps=tool_steps + 2, max_tokens=10**12)
+        AgentBuilder().model(model).tools(echo).limits(max_steps=tool_steps + 2, max_tokens=10**12)
     )
     if hook is not None:
         for point in HOOKED_POINTS:

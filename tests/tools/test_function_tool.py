@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import Field
 
 import hookagent as h
 from hookagent.kernel.state import RunState
@@ -127,3 +130,64 @@ async def test_another_runs_hook_times_out_on_time_while_a_sync_tool_waits() -> 
     first, other = await asyncio.gather(waiting.run("go"), second())
     assert [c.result.content for c in first.tool_calls] == ["the other run ended first"]
     assert other.tool_calls[0].blocked  # the hung guard timed out and failed closed
+
+
+# -- arguments of exactly the plain types skip validation, with the same outcome ---------------
+
+
+@h.tool(blocking=False)
+def plain(name: str, count: int = 2, ratio: float = 0.5, loud: bool = False) -> str:
+    """Every parameter a plain type."""
+    return repr((name, count, ratio, loud))
+
+
+def _through_model(args: dict[str, object]) -> str:
+    """What validation makes of `args`, or the validation error."""
+    from pydantic import ValidationError
+
+    try:
+        parsed = plain._args_model.model_validate(args)
+    except ValidationError:
+        return "invalid"
+    return repr(tuple(getattr(parsed, key) for key in ("name", "count", "ratio", "loud")))
+
+
+VALUES = st.one_of(
+    st.text(max_size=3),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, allow_infinity=False, width=16),
+    st.booleans(),
+    st.none(),
+    st.sampled_from(["3", "1.5", "true", "x"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=st.dictionaries(st.sampled_from(["name", "count", "ratio", "loud", "extra"]), VALUES))
+async def test_the_plain_fast_path_agrees_with_validation(args: dict[str, object]) -> None:
+    result = await plain(args, ctx())
+    expected = _through_model(args)
+    assert (result.content if not result.is_error else "invalid") == expected, args
+    assert plain._plain is not None
+
+
+def test_constrained_or_complex_parameters_always_validate() -> None:
+    @h.tool
+    def bounded(n: Annotated[int, Field(ge=0)]) -> int:
+        return n
+
+    @h.tool
+    def listed(items: list[str], mode: str = "a") -> int:
+        return len(items)
+
+    assert bounded._plain is None and listed._plain is None and search._plain is None
+
+
+async def test_annotated_constraints_are_enforced() -> None:
+    @h.tool(blocking=False)
+    def bounded(n: Annotated[int, Field(ge=0)]) -> int:
+        return n
+
+    refused = await bounded({"n": -1}, ctx())
+    assert refused.is_error and "n: Input should be greater than or equal to 0" in refused.content
+    assert bounded.parameters["properties"]["n"]["minimum"] == 0

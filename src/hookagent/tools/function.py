@@ -2,7 +2,10 @@
 
 The signature is turned into a pydantic model once, at decoration time; each call validates
 the model's arguments against it, and a validation failure becomes an error result naming
-every bad field, so the model can correct itself.
+every bad field, so the model can correct itself. A function whose parameters are all plain
+`str`, `int`, `float` or `bool` (what most tools take) gets arguments of exactly those types
+passed straight through, as validation would pass them; anything else (a missing or extra
+argument, a `"3"` for an `int`, a constrained type) goes through the model.
 
 A plain `def` runs on a worker thread (`hookagent.threads`), so a slow one never stalls the
 event loop: streamed output, hook timeouts, lease renewal and cancellation go on meanwhile.
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast, get_type_hints, overload
+from typing import TYPE_CHECKING, Any, Final, cast, get_type_hints, overload
 
 from hookagent.errors import ConfigError
 from hookagent.spill.results import INHERIT
@@ -39,6 +42,7 @@ class FunctionTool:
         "_ctx_param",
         "_fn",
         "_is_async",
+        "_plain",
         "blocking",
         "description",
         "max_result_chars",
@@ -70,6 +74,7 @@ class FunctionTool:
         """The most characters of a result the model reads (None: no limit); a longer one
         is saved whole and previewed. `INHERIT`: the agent's `max_result_chars`."""
         self._ctx_param, self._args_model = _args_model_for(fn, self.name)
+        self._plain = _plain_fields(self._args_model)
         schema = self._args_model.model_json_schema()
         schema.pop("title", None)
         self.parameters: Mapping[str, Any] = schema
@@ -78,13 +83,15 @@ class FunctionTool:
         return f"FunctionTool({self.name!r})"
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
-        from pydantic import ValidationError
+        kwargs = _as_given(self._plain, args) if self._plain is not None else None
+        if kwargs is None:
+            from pydantic import ValidationError
 
-        try:
-            parsed = self._args_model.model_validate(dict(args))
-        except ValidationError as exc:
-            return ToolResult.error(_describe_validation(self.name, exc))
-        kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
+            try:
+                parsed = self._args_model.model_validate(dict(args))
+            except ValidationError as exc:
+                return ToolResult.error(_describe_validation(self.name, exc))
+            kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
         if self._ctx_param is not None:
             kwargs[self._ctx_param] = ctx
         if self._is_async:
@@ -100,7 +107,7 @@ def _args_model_for(fn: ToolFn, tool_name: str) -> tuple[str | None, type[BaseMo
     from pydantic import BaseModel, ConfigDict, create_model  # lazily: keeps imports fast
 
     try:
-        hints = get_type_hints(fn)
+        hints = get_type_hints(fn, include_extras=True)  # keeps Annotated constraints
     except (NameError, TypeError) as exc:
         raise ConfigError(
             f"cannot read the type hints of {fn.__qualname__}: {exc}", key=f"tool {tool_name}"
@@ -121,6 +128,47 @@ def _args_model_for(fn: ToolFn, tool_name: str) -> tuple[str | None, type[BaseMo
         fields[param.name] = (annotation, default)
     model = create_model(f"{tool_name}_args", __config__=ConfigDict(extra="forbid"), **fields)
     return ctx_param, cast(type[BaseModel], model)
+
+
+_PLAIN: Final = (str, int, float, bool)
+_REQUIRED: Final = object()
+Plain = dict[str, tuple[type, Any]]
+"""Per parameter: its plain type, and its default (`_REQUIRED` if none)."""
+
+
+def _plain_fields(model: type[BaseModel]) -> Plain | None:
+    """The parameters, if every one is a plain type with no constraint and a default that
+    validation would pass as it is (None, or a value of that type); else None."""
+    plain: Plain = {}
+    for name, field in model.model_fields.items():
+        kind = field.annotation
+        if kind not in _PLAIN or field.metadata or field.alias or field.default_factory:
+            return None
+        default = field.default
+        if field.is_required():
+            default = _REQUIRED
+        elif default is not None and type(default) is not kind:
+            return None
+        plain[name] = (cast(type, kind), default)
+    return plain
+
+
+def _as_given(plain: Plain, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The keyword arguments when each argument has exactly its parameter's type (`True` is
+    no `int` here) and none is missing or unknown; None sends the call through validation."""
+    if not args.keys() <= plain.keys():
+        return None
+    kwargs: dict[str, Any] = {}
+    for name, (kind, default) in plain.items():
+        value = args.get(name, _REQUIRED)
+        if value is _REQUIRED:
+            if default is _REQUIRED:
+                return None
+            value = default
+        elif type(value) is not kind:
+            return None
+        kwargs[name] = value
+    return kwargs
 
 
 def _describe_validation(tool_name: str, exc: ValidationError) -> str:
