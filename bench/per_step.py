@@ -7,9 +7,9 @@ from typing import Any, Final
 from harness import (
     FLAT_TARGET,
     PER_STEP_TARGET,
-    TYPED_TOOL_TARGET,
     STEP_COUNTS,
     STEPS_PER_SAMPLE,
+    TYPED_TOOL_TARGET,
     Runner,
     Samples,
     Verdict,
