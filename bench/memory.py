@@ -16,6 +16,16 @@ from harness import (
     header,
 )
 from per_step import STEP_CONFIGS, step_runners, verify_step_work
+from workload import (
+    BULKY_ECHO,
+    PROMPT,
+    TOOL_NAME,
+    InstantModel,
+    bare_run,
+    build_agent,
+    check_same_work,
+    script,
+)
 
 # -- 4. memory -----------------------------------------------------------------------------
 
@@ -90,7 +100,39 @@ async def bench_memory() -> list[Verdict]:
         frame = stat.traceback[0]
         where = f"{_short_path(frame.filename)}:{frame.lineno}"
         print(f"  {stat.size_diff / (n + 1):>8.0f}  {stat.count_diff:>7} blocks  {where}")
-    return verdicts
+    return verdicts + await bench_realistic_memory(n)
+
+
+async def bench_realistic_memory(n: int) -> list[Verdict]:
+    """The same with payloads of the size real runs carry: each turn's text and each tool
+    result 1-4 KB (fresh strings, as a provider's reply and a tool's output are)."""
+    model = InstantModel(script(n, realistic=True))
+    agent = build_agent(model, n, echo=BULKY_ECHO)
+
+    async def bare() -> list[Any]:
+        return await bare_run(model, n + 1, {TOOL_NAME: BULKY_ECHO})
+
+    async def hooked() -> Any:
+        return await agent.run(PROMPT)
+
+    problem = check_same_work(await bare(), await hooked(), n)
+    if problem is not None:
+        raise SystemExit(f"benchmark workload mismatch (realistic payloads): {problem}")
+    tracemalloc.start()
+    try:
+        bare_bytes, kept, _, _ = await retained(bare)
+        del kept
+        agent_bytes, kept, _, _ = await retained(hooked)
+        del kept
+    finally:
+        tracemalloc.stop()
+    ratio = agent_bytes / bare_bytes
+    print(
+        f"\nwith 1-4 KB model texts and tool results (N={n}): bare loop "
+        f"{bare_bytes / (n + 1):.0f} B/step, hookagent (defaults) {agent_bytes / (n + 1):.0f} "
+        f"B/step, {ratio:.2f}x"
+    )
+    return [Verdict("memory/step, 1-4 KB payloads, defaults", ratio, "x bare", MEMORY_TARGET)]
 
 
 _NOT_TRACEMALLOC: Final = (

@@ -39,13 +39,20 @@ TOOL_NAME: Final = "echo"
 Script = tuple[ModelResponse, ...]
 
 
-def script(tool_steps: int) -> Script:
-    """`tool_steps` turns that each call the echo tool once, then a final answer."""
+def payload(i: int) -> int:
+    """Characters of the realistic payloads of turn `i`: 1, 2, 3 or 4 KB."""
+    return 1024 * (1 + i % 4)
+
+
+def script(tool_steps: int, *, realistic: bool = False) -> Script:
+    """`tool_steps` turns that each call the echo tool once, then a final answer;
+    `realistic`: each turn also says 1-4 KB of text, as a model explaining its call does."""
     usage = Usage(input_tokens=10, output_tokens=5, requests=1)
     turns = [
         ModelResponse(
             message=AssistantMessage(
-                tool_calls=(ToolCall(id=f"call_{i}", name=TOOL_NAME, args={"text": f"echo {i}"}),)
+                content=f"step {i} " + "w" * payload(i) if realistic else "",
+                tool_calls=(ToolCall(id=f"call_{i}", name=TOOL_NAME, args={"text": f"echo {i}"}),),
             ),
             usage=usage,
             model_name="bench",
@@ -108,6 +115,20 @@ class EchoTool:
 ECHO: Final = EchoTool()
 
 
+class BulkyEchoTool(EchoTool):
+    """The echo tool whose result also carries 1-4 KB of fresh text, as a file read or a
+    command's output does."""
+
+    __slots__ = ()
+
+    async def __call__(self, args: Mapping[str, Any], ctx: ToolContext | None, /) -> ToolResult:
+        text = args["text"]
+        return ToolResult(content=text + "\n" + "r" * payload(int(text.split()[-1])))
+
+
+BULKY_ECHO: Final = BulkyEchoTool()
+
+
 @tool(name=TOOL_NAME, description="Return the text unchanged.")
 async def echo_function(text: str) -> str:
     """The echo tool as users write one: a typed function."""
@@ -118,7 +139,7 @@ TOOLS: Final[Mapping[str, EchoTool]] = {TOOL_NAME: ECHO}
 SPECS: Final = (ToolSpec(name=ECHO.name, description=ECHO.description, parameters=ECHO.parameters),)
 
 
-async def bare_run(model: Any, steps_cap: int) -> list[Any]:
+async def bare_run(model: Any, steps_cap: int, tools: Mapping[str, Any] = TOOLS) -> list[Any]:
     """The hand-written loop: the minimum any agent loop has to do per step."""
     messages: list[Any] = [UserMessage(content=PROMPT)]
     for step in range(1, steps_cap + 1):
@@ -128,7 +149,7 @@ async def bare_run(model: Any, steps_cap: int) -> list[Any]:
         if not message.tool_calls:
             break
         for call in message.tool_calls:
-            result = await TOOLS[call.name](call.args, None)
+            result = await tools[call.name](call.args, None)
             messages.append(
                 ToolResultMessage(
                     call_id=call.id,
