@@ -40,6 +40,9 @@ _HEADER = struct.Struct("!I")
 _SWEEP_ROUNDS = 2000
 _SCRATCH = ("/tmp", "/dev")
 _IPC_RMID = 0
+_SHM_INFO = 14
+_MSG_INFO = 12
+_SEM_INFO = 19
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -52,7 +55,8 @@ def main(channel: socket.socket) -> None:
             raise OSError(ctypes.get_errno(), f"prctl({option})")
     os.set_inheritable(channel.fileno(), False)
     devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
-    mounts = _mounts()
+    mounts = select.poll()  # the mount table signals a change as POLLPRI | POLLERR
+    mounts.register(os.open("/proc/self/mountinfo", os.O_RDONLY | os.O_CLOEXEC), select.POLLPRI)
     skeleton = _scratch()
     os.close(os.pidfd_open(os.getpid()))  # fails early where pidfds are missing
     _send(channel, {"ready": os.getpid()})
@@ -64,7 +68,7 @@ def main(channel: socket.socket) -> None:
         if request.get("op") == "kill" or len(fds) != 2:  # a late kill: its call has ended
             _close(fds)
             continue
-        if _mounts() != mounts:
+        if mounts.poll(0):
             _close(fds)
             _send(channel, {"stale": "the sandbox's mounts changed since it started"})
             continue
@@ -76,7 +80,7 @@ def _call(
     request: dict[str, object],
     fds: list[int],
     devnull: int,
-    skeleton: dict[str, tuple[int, int]],
+    skeleton: dict[str, tuple[int, ...]],
 ) -> dict[str, object]:
     out, err = fds
     env_file = request.get("env_file")
@@ -167,12 +171,13 @@ def _reap() -> None:
             return
 
 
-def _scratch() -> dict[str, tuple[int, int]]:
-    """Each path under the writable scratch folders (/tmp, /dev) on their own file systems,
-    with its inode and mode: what bwrap made, mounts left out."""
-    found: dict[str, tuple[int, int]] = {}
+def _scratch() -> dict[str, tuple[int, ...]]:
+    """The writable scratch folders (/tmp, /dev) and each path under them on their own file
+    systems, with its `_stamp`: what bwrap made, mounts left out."""
+    found: dict[str, tuple[int, ...]] = {}
     for top in _SCRATCH:
-        device = os.lstat(top).st_dev
+        info = os.lstat(top)
+        device, found[top] = info.st_dev, _stamp(info)
         todo = [top]
         while todo:
             folder = todo.pop()
@@ -180,24 +185,43 @@ def _scratch() -> dict[str, tuple[int, int]]:
                 path = os.path.join(folder, name)
                 info = os.lstat(path)
                 if info.st_dev == device:
-                    found[path] = (info.st_ino, info.st_mode)
+                    found[path] = _stamp(info)
                     if stat.S_ISDIR(info.st_mode):
                         todo.append(path)
     return found
 
 
-def _reset(skeleton: dict[str, tuple[int, int]]) -> bool:
+def _stamp(info: os.stat_result) -> tuple[int, ...]:
+    """Inode and mode, and for a folder its size and links: on tmpfs a folder's size counts
+    its entries, so an entry added or removed anywhere shows on its folder."""
+    if stat.S_ISDIR(info.st_mode):
+        return (info.st_ino, info.st_mode, info.st_size, info.st_nlink)
+    return (info.st_ino, info.st_mode)
+
+
+def _unchanged(skeleton: dict[str, tuple[int, ...]]) -> bool:
+    """Whether /tmp and /dev are as the sandbox started, from the skeleton's paths alone."""
+    try:
+        return all(_stamp(os.lstat(path)) == stamp for path, stamp in skeleton.items())
+    except OSError:
+        return False
+
+
+def _reset(skeleton: dict[str, tuple[int, ...]]) -> bool:
     """Remove what the call left in /tmp and /dev (on their own file systems, never inside
     a mount: the root may be bound under /tmp) and its System V IPC objects; whether all is
     as the sandbox started."""
+    ipc = _remove_ipc() if _ipc_in_use() else True
+    if _unchanged(skeleton):
+        return ipc
     for top in _SCRATCH:
         device = os.lstat(top).st_dev
         for name in _list(top):
             _remove(os.path.join(top, name), device, skeleton)
-    return _remove_ipc() and _scratch() == skeleton
+    return ipc and _scratch() == skeleton
 
 
-def _remove(path: str, device: int, skeleton: dict[str, tuple[int, int]]) -> None:
+def _remove(path: str, device: int, skeleton: dict[str, tuple[int, ...]]) -> None:
     try:
         info = os.lstat(path)
         if info.st_dev != device:
@@ -212,6 +236,23 @@ def _remove(path: str, device: int, skeleton: dict[str, tuple[int, int]]) -> Non
             os.rmdir(path)
     except OSError:
         pass  # seen when the tree is compared with the skeleton
+
+
+def _ipc_in_use() -> bool:
+    """Whether any System V shared memory segment, queue or semaphore set exists: the
+    counts of IPC_INFO's SHM_INFO, MSG_INFO and SEM_INFO, three system calls."""
+    info = ctypes.create_string_buffer(256)
+    counts = ctypes.cast(info, ctypes.POINTER(ctypes.c_int))
+    calls = (
+        (_libc.shmctl, (0, _SHM_INFO, info), 0),  # shm_info.used_ids
+        (_libc.msgctl, (0, _MSG_INFO, info), 0),  # msginfo.msgpool
+        (_libc.semctl, (0, 0, _SEM_INFO, info), 7),  # seminfo.semusz
+    )
+    for call, args, index in calls:
+        ctypes.memset(info, 0, len(info))
+        if call(*args) < 0 or counts[index] != 0:
+            return True
+    return False
 
 
 def _remove_ipc() -> bool:
@@ -235,11 +276,6 @@ def _list(folder: str) -> list[str]:
     except PermissionError:  # a folder the command locked: opened up again
         os.chmod(folder, 0o700)
         return os.listdir(folder)
-
-
-def _mounts() -> bytes:
-    with open("/proc/self/mountinfo", "rb") as file:
-        return file.read()
 
 
 def _receive(channel: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
