@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeAlias, final
 
 __all__ = [
     "AssistantMessage",
+    "ImagePart",
     "Message",
     "SystemMessage",
     "ToolCall",
@@ -62,12 +63,35 @@ class AssistantMessage:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ImagePart:
+    """An image in a tool's result (an MCP server's image content), base64-encoded."""
+
+    mime_type: str
+    data: str
+
+    def placeholder(self) -> str:
+        """What a model that does not accept images reads in its place."""
+        size = len(self.data) * 3 // 4 - (len(self.data) - len(self.data.rstrip("=")))
+        return (
+            f"[image: {self.mime_type}, {size:,} bytes; "
+            "not shown: this model does not accept images]"
+        )
+
+    def data_url(self) -> str:
+        return f"data:{self.mime_type};base64,{self.data}"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultMessage:
     call_id: str
     name: str
     content: str
     is_error: bool = False
     role: Literal["tool"] = "tool"
+    images: tuple[ImagePart, ...] = ()
+    """Images the model sees beside `content`; only for models that accept images (a model
+    that does not reads each image's placeholder in `content` instead)."""
 
 
 Message: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage

@@ -2,7 +2,8 @@
 
 Run as `python mcp_server.py` (stdio) or `python mcp_server.py http PORT` (streamable HTTP
 on 127.0.0.1:PORT, endpoint `/mcp`). The name `math` is what the tests connect it as. With
-`MCP_TEST_PIDFILE` set, the process writes its pid there first thing, so tests can see it end.
+`MCP_TEST_PIDFILE` set, the process writes its pid there first thing, so tests can see it end;
+with `MCP_TEST_STARTS` set, it adds its pid as a line there, so tests can count the starts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import sys
 if pidfile := os.environ.get("MCP_TEST_PIDFILE"):  # first, before the slow imports
     with open(pidfile, "w") as out:
         out.write(str(os.getpid()))
+if starts := os.environ.get("MCP_TEST_STARTS"):  # one line per process started
+    with open(starts, "a") as out:
+        out.write(f"{os.getpid()}\n")
 
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError

@@ -6,6 +6,7 @@ with a short call timeout, started side by side); tests of the lifecycle start t
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -24,7 +25,7 @@ import hookagent as h
 from hookagent.capabilities.mcp import MCP, HttpServer, MCPTool, StdioServer
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
+from hookagent.messages import ToolCall, ToolResultMessage
 from hookagent.spill import INHERIT
 from hookagent.testing import ScriptedModel, reply, tool_call, turn
 from hookagent.tools.base import ToolContext
@@ -93,10 +94,31 @@ async def test_a_call_returns_text_for_the_model_and_structured_content_for_hook
 
 async def test_without_structured_content_hooks_see_the_content_blocks(mcp: MCP) -> None:
     result = await call(by_name(mcp)["mcp__math__picture"])
-    assert result.content.splitlines()[0] == "a red dot"
-    assert result.content.splitlines()[1].startswith("[image: image/png, ")
+    assert result.content == "a red dot"  # the image rides beside the text, not in it
+    [image] = result.images
+    assert image.mime_type == "image/png"
+    assert base64.b64decode(image.data) == b"\x89PNG-not-really"
     assert [block["type"] for block in result.data] == ["text", "image"]
     assert result.data[1]["mimeType"] == "image/png"
+
+
+@pytest.mark.parametrize("accepts", [True, False])
+async def test_an_image_reaches_a_model_that_accepts_images_as_an_image(
+    mcp: MCP, accepts: bool
+) -> None:
+    model = ScriptedModel([tool_call("mcp__math__picture"), reply("seen")])
+    model.accepts_images = accepts  # type: ignore[attr-defined]
+    result = await h.AgentBuilder().model(model).with_(mcp).build().run("look")
+    [message] = [m for m in result.state.messages if isinstance(m, ToolResultMessage)]
+    if accepts:
+        assert message.content == "a red dot"
+        assert [i.mime_type for i in message.images] == ["image/png"]
+    else:
+        assert message.images == ()
+        assert message.content == (
+            "a red dot\n[image: image/png, 15 bytes; not shown: this model does not accept images]"
+        )
+    assert result.tool_calls[0].result.content == message.content
 
 
 async def test_the_server_gets_the_configured_environment(mcp: MCP) -> None:

@@ -121,7 +121,8 @@ def test_claude_config_servers_are_read_with_variables_expanded(
     ("servers", "message"),
     [
         ({"s": {"command": "x", "args": ["${NOPE}"]}}, r"mcpServers\.s\.args\[0\]: \$\{NOPE\}"),
-        ({"s": {"type": "sse", "url": "https://x"}}, r"mcpServers\.s\.type: type 'sse'"),
+        ({"s": {"type": "ws", "url": "wss://x"}}, r"mcpServers\.s\.type: type 'ws'"),
+        ({"s": {"url": "https://x"}}, r"mcpServers\.s\.type: has a url but no type"),
         ({"s": {"args": []}}, r"mcpServers\.s\.command: must be a string"),
         ({"s": {"command": "x", "args": "-v"}}, r"mcpServers\.s\.args: must be a list"),
         ({"s": {"command": "x", "env": ["A"]}}, r"mcpServers\.s\.env: must be an object"),
@@ -145,6 +146,9 @@ def test_a_missing_or_broken_claude_config_is_a_config_error(tmp_path: Path) -> 
     broken.write_text("{")
     with pytest.raises(h.ConfigError, match="not valid JSON"):
         load_claude_config(broken)
-    broken.write_text('{"servers": {}}')
-    with pytest.raises(h.ConfigError, match="mcpServers"):
+    broken.write_text('{"mcpServers": []}')
+    with pytest.raises(h.ConfigError, match="mcpServers: must be an object"):
+        load_claude_config(broken)
+    broken.write_text("[]")
+    with pytest.raises(h.ConfigError, match="must be a JSON object"):
         load_claude_config(broken)

@@ -2,12 +2,13 @@
 
 The arguments are the handler's `input` with every `${path}` in a string value replaced by
 that dotted path of the event JSON (a missing path becomes "", a non-string value its JSON),
-or the event JSON itself when the handler has no `input`. Each call opens its own connection
-to the server (a stdio server is started and stopped around it), within the handler's
-timeout. The tool's text content is a `ProcessOutcome` with exit 0, so `output.read_verdict`
-reads it as command stdout (a JSON object, or plain text); a result with `isError`, a server
-that cannot be reached and the timeout are failures (exit code None), which `onFailure` may
-turn into a block. The MCP SDK is imported only when such a handler runs.
+or the event JSON itself when the handler has no `input`. A server given as an open
+`ServerConnection` (the run's) is called over it; otherwise each call opens its own
+connection (a stdio server is started and stopped around it), within the handler's timeout.
+The tool's text content is a `ProcessOutcome` with exit 0, so `output.read_verdict` reads it
+as command stdout (a JSON object, or plain text); a result with `isError`, a server that
+cannot be reached and the timeout are failures (exit code None), which `onFailure` may turn
+into a block. The MCP SDK is imported only when such a handler runs.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from hookagent.claude.model import HandlerSpec, ProcessOutcome
 
 if TYPE_CHECKING:
+    from hookagent.capabilities.mcp.client import ServerConnection
     from hookagent.capabilities.mcp.config import ServerConfig
 
 __all__ = ["build_input", "run_mcp_tool"]
@@ -60,7 +62,7 @@ def _lookup(payload: Mapping[str, Any], path: str) -> str:
 async def run_mcp_tool(
     spec: HandlerSpec,
     payload: Mapping[str, Any],
-    server: ServerConfig,
+    server: ServerConfig | ServerConnection,
     *,
     timeout: float,  # noqa: ASYNC109  # the hook's limit, enforced on connect and call
 ) -> ProcessOutcome:
@@ -69,14 +71,18 @@ async def run_mcp_tool(
 
     started = perf_counter()
     name = f"{spec.server}/{spec.tool}"
-    connection = ServerConnection(spec.server or "", server)
+    shared = server if isinstance(server, ServerConnection) and server.is_open else None
+    config = server.config if isinstance(server, ServerConnection) else server
+    connection = shared or ServerConnection(spec.server or "", config)
     try:
         async with asyncio.timeout(timeout):
             try:
-                await connection.open()
+                if shared is None:
+                    await connection.open()
                 result = await connection.call(spec.tool or "", build_input(spec, payload))
             finally:
-                await connection.close()
+                if shared is None:
+                    await connection.close()
     except TimeoutError:
         return _failed(f"MCP tool {name} timed out after {timeout:g} s", started, timed_out=True)
     except CallFailed as exc:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal, final
 from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
+    from hookagent.capabilities.mcp.client import ServerConnection
     from hookagent.capabilities.mcp.config import ServerConfig
     from hookagent.claude.commands import Expansion
     from hookagent.claude.instructions import InstructionFile
@@ -43,9 +44,11 @@ class ClaudeHookOptions:
     prompt_model: Model | str | None = None
     """The small, fast model that answers `prompt` handlers without a `model` of their own
     (a `Model` or a `provider:model` name); None: the agent's own model."""
-    mcp_servers: Mapping[str, ServerConfig] = field(default_factory=dict)
+    mcp_servers: Mapping[str, ServerConfig | ServerConnection] = field(default_factory=dict)
     """The MCP servers `mcp_tool` handlers may call, by name; a handler naming another
-    server is a `ConfigError` when the hooks load."""
+    server is a `ConfigError` when the hooks load. A `ServerConnection` (`MCP.connection`)
+    is called over while it is open, as Claude Code reuses the session's connection; a
+    config gets a connection per call."""
     instructions: tuple[InstructionFile, ...] = ()
     """The project's instruction files, each told to InstructionsLoaded hooks at session
     start."""

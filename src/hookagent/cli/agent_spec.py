@@ -187,12 +187,12 @@ def _install_settings(builder: AgentBuilder, options: RunOptions) -> None:
     them (a `ConfigError` for hooks hookagent would not run, unless allowed)."""
     from hookagent.claude.bridge import ClaudeHooks
     from hookagent.claude.options import ClaudeHookOptions
-    from hookagent.claude.sources import discover
+    from hookagent.cli.settings_files import read_settings, settings_line
 
     project = options.cwd or "."
-    loaded = discover(
-        project, explicit=options.settings, include_standard=options.discover_settings
-    )
+    standard = options.discover_settings
+    loaded = read_settings(project, options.settings, standard=standard)
+    typer.echo(settings_line(loaded, project, standard=standard), err=True)
     builder.with_(
         ClaudeHooks(
             loaded,

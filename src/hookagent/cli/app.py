@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Final
 import typer
 from rich.console import Console
 
-from hookagent.cli.agent_spec import RunOptions, build_agent
+from hookagent.cli.agent_spec import RunOptions, connected_agent
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError, StoreError
@@ -121,11 +121,21 @@ def run(
             help="A Claude Code settings file whose command hooks run unchanged. Repeatable.",
         ),
     ] = None,
+    mcp_config: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mcp-config",
+            metavar="FILE",
+            help="A Claude Code .mcp.json file whose MCP servers the run connects; their "
+            "tools are named mcp__SERVER__TOOL. Repeatable.",
+        ),
+    ] = None,
     discover_settings: Annotated[
         bool,
         typer.Option(
             "--discover-settings",
-            help="Also read the standard Claude Code settings (managed, ~/.claude, .claude/).",
+            help="Also read the standard Claude Code settings (managed, ~/.claude, .claude/) "
+            "and the project's .mcp.json.",
         ),
     ] = False,
     allow_unsupported_hooks: Annotated[
@@ -217,6 +227,7 @@ def run(
         max_result_chars=max_result_chars,
         plugins=tuple(plugin or ()),
         settings=tuple(settings or ()),
+        mcp_configs=tuple(mcp_config or ()),
         discover_settings=discover_settings,
         allow_unsupported_hooks=allow_unsupported_hooks,
         root=root,
@@ -272,6 +283,15 @@ def _audit_app() -> typer.Typer:
 app.add_typer(_audit_app(), name="audit")
 
 
+def _mcp_app() -> typer.Typer:
+    from hookagent.cli.mcp_cmd import mcp_app
+
+    return mcp_app
+
+
+app.add_typer(_mcp_app(), name="mcp")
+
+
 def _sessions_commands() -> None:
     from hookagent.cli.sessions_cmd import register
 
@@ -303,13 +323,17 @@ def execute(options: RunOptions) -> int:
         from hookagent.cli.sessions_cmd import run_in_session
 
         return run_in_session(replace(options, cwd=options.cwd or os.getcwd()))
-    agent, model = build_agent(options)
-    approver = _terminal_approver(agent)
     from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
 
     renderer = None if options.json else LiveRenderer(_console())
+
+    async def go() -> tuple[RunResult, Model]:
+        async with connected_agent(options) as (agent, model):  # MCP servers connected first
+            approver = _terminal_approver(agent)
+            return await stream_run(agent, options.prompt, renderer, approver=approver), model
+
     try:
-        result = asyncio.run(stream_run(agent, options.prompt, renderer, approver=approver))
+        result, model = asyncio.run(go())
     except Interrupted as stop:
         return interrupted(stop.result, json_output=options.json)
     if options.json:

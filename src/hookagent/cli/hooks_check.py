@@ -18,6 +18,7 @@ from hookagent.claude.events import FIRED
 from hookagent.claude.model import HandlerSpec, LoadedSettings
 from hookagent.claude.runner import default_timeout
 from hookagent.cli.session_views import emit_json
+from hookagent.cli.settings_files import settings_files
 
 __all__ = ["check_report", "handler_text", "print_check"]
 
@@ -44,6 +45,7 @@ def check_report(loaded: LoadedSettings, *, allow: bool, strict: bool) -> dict[s
     warnings = list(report.warnings) + ([f"{s}; not run" for s in skipped] if allow else [])
     return {
         "files": list(loaded.files),
+        "settings_files": settings_files(loaded),  # full paths, as `hooks test` lists them
         "handlers": [
             {
                 "event": spec.event,

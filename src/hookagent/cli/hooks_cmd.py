@@ -43,8 +43,8 @@ from hookagent.claude.model import (
 from hookagent.claude.output import read_verdict
 from hookagent.claude.rules import compile_rule
 from hookagent.claude.runner import default_timeout, run_handler
-from hookagent.claude.sources import discover
 from hookagent.cli.hooks_check import check_report, handler_text, print_check
+from hookagent.cli.settings_files import read_settings, settings_files, settings_line
 from hookagent.cli.validate import existing_dir
 from hookagent.errors import ConfigError
 
@@ -60,12 +60,23 @@ SettingsOpt = Annotated[
         "--settings", "-s", help="A settings file (repeatable); read after the standard ones."
     ),
 ]
+DiscoverOpt = Annotated[
+    bool,
+    typer.Option(
+        "--discover-settings",
+        help="Also read the standard Claude Code settings (managed, ~/.claude, .claude/), "
+        "as `run --discover-settings` does. Without it only --settings files are read.",
+    ),
+]
 ProjectOpt = Annotated[
     Path, typer.Option("--project", help="The project whose .claude/ settings are read.")
 ]
 NoDiscoverOpt = Annotated[
     bool,
-    typer.Option("--no-discover", help="Read only --settings files, not the standard locations."),
+    typer.Option(
+        "--no-discover",
+        help="Read only --settings files, not the standard locations (the default).",
+    ),
 ]
 AllowOpt = Annotated[
     bool,
@@ -98,6 +109,7 @@ def check(
     settings: SettingsOpt = None,
     project: ProjectOpt = Path("."),
     no_discover: NoDiscoverOpt = False,
+    discover_settings: DiscoverOpt = False,
     allow_unsupported_hooks: AllowOpt = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Count warnings as errors (exit 1).")
@@ -114,7 +126,8 @@ def check(
         existing_dir("--project", project)
         out = _Out(json=as_json, wide=wide)
         files = settings or []
-        return _check(files, project, not no_discover, allow_unsupported_hooks, strict, out)
+        standard = _standard(discover_settings, no_discover)
+        return _check(files, project, standard, allow_unsupported_hooks, strict, out)
 
     raise typer.Exit(_guard(go))
 
@@ -132,6 +145,7 @@ def test(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     project: ProjectOpt = Path("."),
     no_discover: NoDiscoverOpt = False,
+    discover_settings: DiscoverOpt = False,
     allow_unsupported_hooks: AllowOpt = False,
 ) -> None:
     """Run the hooks matching one payload, with no model, and print the merged outcome."""
@@ -142,9 +156,12 @@ def test(
         existing_dir("--cwd", cwd)
         payload = _read_payload(input_file, event, cwd)
         files = settings or []
-        standard = not no_discover
-        specs = _specs(event, payload, files, command, project, standard, allow_unsupported_hooks)
-        return asyncio.run(_test(event, payload, specs, str(project.resolve()), as_json))
+        standard = _standard(discover_settings, no_discover)
+        specs, read = _specs(
+            event, payload, files, command, project, standard, allow_unsupported_hooks
+        )
+        where = str(project.resolve())
+        return asyncio.run(_test(event, payload, specs, where, as_json, settings_files=read))
 
     raise typer.Exit(_guard(go))
 
@@ -173,8 +190,21 @@ def _guard(action: Any) -> int:
         return 2
 
 
+def _standard(discover_settings: bool, no_discover: bool) -> bool:
+    """Whether the standard locations are read: as `run` reads them, only when asked."""
+    if discover_settings and no_discover:
+        raise ConfigError(
+            "--discover-settings and --no-discover contradict each other; give one",
+            key="--no-discover",
+        )
+    return discover_settings
+
+
 def _load(files: list[Path], project: Path, standard: bool) -> LoadedSettings:
-    return discover(project, explicit=files, include_standard=standard)
+    """The settings `run` would read with the same flags; which files, said on stderr."""
+    loaded = read_settings(project, files, standard=standard)
+    typer.echo(settings_line(loaded, project, standard=standard), err=True)
+    return loaded
 
 
 def _check(
@@ -193,19 +223,20 @@ def _specs(
     project: Path,
     standard: bool,
     allow: bool,
-) -> list[HandlerSpec]:
+) -> tuple[list[HandlerSpec], list[str]]:
+    """The handlers to run, and the settings files read for them."""
     if command is not None:
         source = SettingsSource(path="--command", kind="explicit")
-        return [
-            HandlerSpec(
-                event=event,
-                matcher=None,
-                type="command",
-                command=command,
-                source=source,
-                where="command",
-            )
-        ]
+        typer.echo("settings: none read (--command given)", err=True)
+        spec = HandlerSpec(
+            event=event,
+            matcher=None,
+            type="command",
+            command=command,
+            source=source,
+            where="command",
+        )
+        return [spec], []
     loaded = _load(files, project, standard)
     report = check_settings(loaded)
     if not allow:
@@ -217,11 +248,17 @@ def _specs(
         if spec.type in ("prompt", "agent", "mcp_tool"):  # it asks no model, calls no server
             message = f"warning: {spec.label}: a {spec.type} handler; not run by hooks test"
             typer.echo(message, err=True)
-    return [s for s in fitting if s.type in ("command", "http")]
+    return [s for s in fitting if s.type in ("command", "http")], settings_files(loaded)
 
 
 async def _test(
-    event: str, payload: dict[str, Any], specs: list[HandlerSpec], project_dir: str, as_json: bool
+    event: str,
+    payload: dict[str, Any],
+    specs: list[HandlerSpec],
+    project_dir: str,
+    as_json: bool,
+    *,
+    settings_files: list[str],
 ) -> int:
     workdir = str(payload["cwd"])
 
@@ -249,6 +286,7 @@ async def _test(
         "system_message": "\n".join(merged.system_messages) or None,
         "event_fields": {k: v for k, v in merged.extra.items() if k != "overflow_files"},
         **({"env_file": env.path, "exports": env.exports} if env is not None else {}),
+        "settings_files": settings_files,
         "hooks": [
             {
                 "command": handler_text(spec),

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from hookagent.builder import AgentBuilder
-from hookagent.cli.agent_spec import build_agent, options_of
+from hookagent.cli.agent_spec import connected_agent, options_of
 from hookagent.cli.plugins import apply_plugins
 from hookagent.cli.store_access import existing, guard, in_store
 from hookagent.durable.replay import ReplayReport, load_recording, replay
@@ -71,8 +71,8 @@ def replay_command(
             options = dataclasses.replace(options, settings=tuple(settings))
         if plugin is not None:
             options = dataclasses.replace(options, plugins=tuple(plugin))
-        agent, _ = build_agent(options)
-        return await replay(await load_recording(opened, run.id), agent)
+        async with connected_agent(options) as (agent, _):
+            return await replay(await load_recording(opened, run.id), agent)
 
     def from_audit() -> ReplayReport:
         from hookagent.durable.replay_audit import recording_from_audit

@@ -19,7 +19,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from hookagent.cli.agent_spec import CLI_KEY, RunOptions, build_agent, options_of, saved_options
+from hookagent.cli.agent_spec import (
+    CLI_KEY,
+    RunOptions,
+    connected_agent,
+    options_of,
+    saved_options,
+)
 from hookagent.cli.session_views import Outcome, call_text, emit_json, question_dict, report
 from hookagent.cli.store_access import existing, in_store
 from hookagent.durable.answers import Scope
@@ -44,15 +50,15 @@ def run_in_session(options: RunOptions) -> int:
     from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
 
     store = open_store(options.store, project_dir=options.cwd or os.getcwd())
-    agent, _ = build_agent(options, store)
     metadata = {CLI_KEY: saved_options(options)}
     console = _console()
     renderer = None if options.json else LiveRenderer(console)
 
     async def go(store: Store) -> Outcome:
-        result = await stream_run(
-            agent, options.prompt, renderer, metadata=metadata, session=options.session
-        )
+        async with connected_agent(options, store) as (agent, _):
+            result = await stream_run(
+                agent, options.prompt, renderer, metadata=metadata, session=options.session
+            )
         return await _outcome(store, result)
 
     try:
@@ -161,10 +167,11 @@ def resume_run(
         run = await find_run(store, key)
         if run.status in _ENDED:
             raise StoreError(f"run {run.id} has ended ({run.status}); nothing to resume")
-        agent, _ = build_agent(options_of(run), store)
         point = run.checkpoint
         since.extend((point.steps, point.decisions) if point is not None else (0, 0))
-        return await _outcome(store, await agent.resume(run.id, force=force))
+        async with connected_agent(options_of(run), store) as (agent, _):
+            result = await agent.resume(run.id, force=force)
+        return await _outcome(store, result)
 
     try:
         outcome = in_store(opened, go)

@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from hookagent.cli.agent_spec import build_agent, options_of
+from hookagent.cli.agent_spec import connected_agent, options_of
 from hookagent.cli.session_views import short
 from hookagent.cli.store_access import open_at
 from hookagent.durable.runner import lease_seconds, worker_name
@@ -110,15 +110,17 @@ async def work(
 async def _take_up(store: Store, run: RunRecord, name: str, label: str, log: Log) -> str | None:
     """Resume `run` under `name`; what went wrong if it could not be."""
     try:
-        agent, _ = build_agent(options_of(run), store)
-    except (ConfigError, StoreError) as exc:
-        return str(exc)
-    try:
-        result = await agent.resume(run.id, worker=name)
+        async with connected_agent(options_of(run), store) as (agent, _):
+            try:
+                result = await agent.resume(run.id, worker=name)
+            except LeaseLost:
+                raise  # this worker was frozen or cut off: it must not go on with anything
+            except Exception as exc:  # a worker outlives any one run
+                return f"{type(exc).__name__}: {exc}"
     except LeaseLost:
-        raise  # this worker was frozen or cut off: it must not go on with anything
-    except Exception as exc:  # a worker outlives any one run
-        return f"{type(exc).__name__}: {exc}"
+        raise
+    except (ConfigError, StoreError) as exc:  # its agent could not be rebuilt
+        return str(exc)
     status: str = result.status
     if status == "waiting":
         status += " (asked again: approve or deny it)"

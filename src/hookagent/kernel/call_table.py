@@ -138,7 +138,12 @@ class CallTable:
             call_id=message.call_id,
             name=message.name,
             args=args,
-            result=ToolResult(content=message.content, is_error=message.is_error, data=data),
+            result=ToolResult(
+                content=message.content,
+                is_error=message.is_error,
+                data=data,
+                images=message.images,
+            ),
             blocked=bool(flags & BLOCKED),
             started_at=self.started[row],
             duration=self.duration[row],

@@ -31,6 +31,7 @@ from hookagent.kernel.stream import ToolFinished, ToolStarted
 from hookagent.messages import ToolCall, ToolResultMessage
 from hookagent.surrogates import replace as replace_surrogates
 from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.tools.images import without_images
 
 __all__ = ["ToolExecutor"]
 
@@ -255,6 +256,8 @@ class ToolExecutor:
         content = replace_surrogates(result.content)
         if content is not result.content:
             result = replace(result, content=content)
+        if result.images and not getattr(ctx.model, "accepts_images", False):
+            result = without_images(result)
         if ctx.outputs is None:
             return result, attempt
         return await ctx.outputs.bound(ctx.state.run_id, call, result), attempt
@@ -313,7 +316,11 @@ class ToolExecutor:
         messages = state.messages
         messages.append(
             ToolResultMessage(
-                call_id=call.id, name=call.name, content=result.content, is_error=result.is_error
+                call_id=call.id,
+                name=call.name,
+                content=result.content,
+                is_error=result.is_error,
+                images=result.images,
             )
         )
         state.steps.append_call(
@@ -374,8 +381,6 @@ def _with_context(result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:
     if not contexts:
         return result
     body = "\n".join(contexts)
-    return ToolResult(
-        content=f"{result.content}\n\n<system-reminder>\n{body}\n</system-reminder>",
-        is_error=result.is_error,
-        data=result.data,
+    return replace(
+        result, content=f"{result.content}\n\n<system-reminder>\n{body}\n</system-reminder>"
     )

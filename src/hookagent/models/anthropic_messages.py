@@ -58,6 +58,9 @@ class AnthropicMessagesModel:
     """A `Model` over `POST /v1/messages`. One instance serves one run at a time (its
     conversion cache follows a single conversation)."""
 
+    accepts_images = True
+    """Tool results' images go as image blocks in the `tool_result`."""
+
     def __init__(self, model: str, client: anthropic.AsyncAnthropic) -> None:
         self.model = model
         self.client = client

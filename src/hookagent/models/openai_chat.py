@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 
 import openai
@@ -22,6 +22,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from hookagent.errors import ConfigError
 from hookagent.messages import (
     AssistantMessage,
+    ImagePart,
     Message,
     SystemMessage,
     ToolCall,
@@ -88,6 +89,9 @@ class OpenAIChatModel:
 
     native_output = True
     """OpenAI and the common compatible servers take a JSON schema in `response_format`."""
+    accepts_images = True
+    """Tool messages carry text only: the images of a batch of tool results follow it in one
+    user message of `image_url` parts."""
 
     def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
         self._model = model
@@ -96,6 +100,8 @@ class OpenAIChatModel:
         self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
         self._seen = SeenPrefix()
         self._converted: list[dict[str, Any]] = []
+        self._images: dict[int, tuple[ImagePart, ...]] = {}
+        """Images of the tool message at each index of `_converted`."""
         self.conversions = 0
         """How many neutral messages were converted so far (incremental conversion shows here)."""
 
@@ -161,10 +167,13 @@ class OpenAIChatModel:
         fresh, todo = self._seen.new(messages)
         if fresh:
             self._converted.clear()
+            self._images.clear()
         for message in todo:
+            if isinstance(message, ToolResultMessage) and message.images:
+                self._images[len(self._converted)] = message.images
             self._converted.append(_message(message))
             self.conversions += 1
-        return list(self._converted)
+        return _with_images(self._converted, self._images)
 
     # -- response -----------------------------------------------------------------------
     def _response(self, completion: Any, step: int) -> ModelResponse:
@@ -226,6 +235,32 @@ def _message(message: Message) -> dict[str, Any]:
             for call in message.tool_calls
         ]
     return out
+
+
+def _with_images(
+    converted: list[dict[str, Any]], images: Mapping[int, tuple[ImagePart, ...]]
+) -> list[dict[str, Any]]:
+    """`converted` with, after each run of tool messages that had images, a user message
+    showing them (a user message between tool messages would break the call/result pairs)."""
+    out: list[dict[str, Any]] = []
+    pending: list[ImagePart] = []
+    for index, item in enumerate(converted):
+        if pending and item["role"] != "tool":
+            out.append(_image_message(pending))
+            pending = []
+        out.append(item)
+        pending.extend(images.get(index, ()))
+    if pending:
+        out.append(_image_message(pending))
+    return out
+
+
+def _image_message(images: list[ImagePart]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": "The images returned by the tool calls above:"}
+    ]
+    parts.extend({"type": "image_url", "image_url": {"url": i.data_url()}} for i in images)
+    return {"role": "user", "content": parts}
 
 
 def _response_format(output: OutputSpec) -> dict[str, Any]:

@@ -71,6 +71,8 @@ class OpenAIResponsesModel:
 
     native_output = True
     """The Responses API takes a JSON schema in `text.format`."""
+    accepts_images = True
+    """Tool results' images go as `input_image` parts of the `function_call_output`."""
 
     def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
         self._model = model

@@ -93,11 +93,17 @@ class Converter:
         return items
 
 
-def tool_output(message: ToolResultMessage) -> str:
-    """The Responses API has no error flag on a tool's output, so a failure says so in text."""
-    if message.is_error and not message.content.lstrip().lower().startswith("error"):
-        return f"Error: {message.content}"
-    return message.content
+def tool_output(message: ToolResultMessage) -> str | list[Item]:
+    """The Responses API has no error flag on a tool's output, so a failure says so in text;
+    images make the output a list of `input_text` and `input_image` parts."""
+    text = message.content
+    if message.is_error and not text.lstrip().lower().startswith("error"):
+        text = f"Error: {text}"
+    if not message.images:
+        return text
+    parts: list[Item] = [{"type": "input_text", "text": text}] if text else []
+    parts.extend({"type": "input_image", "image_url": i.data_url()} for i in message.images)
+    return parts
 
 
 def tool_param(spec: ToolSpec) -> Item:

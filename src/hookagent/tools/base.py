@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, final, runtime_checkable
 
+from hookagent.messages import ImagePart
+
 if TYPE_CHECKING:
     from hookagent.kernel.view import RunView
     from hookagent.messages import ToolCall
@@ -41,6 +43,9 @@ class ToolResult:
     content: str
     is_error: bool = False
     data: Any = None
+    images: tuple[ImagePart, ...] = ()
+    """Images for the model beside `content` (MCP image content); a model that does not
+    accept images reads a placeholder line for each in `content` instead."""
 
     @classmethod
     def of(cls, value: object) -> ToolResult:

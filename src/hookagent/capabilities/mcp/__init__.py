@@ -14,11 +14,12 @@ like any other tool. Connect before building the agent, since the builder collec
         agent = AgentBuilder().model(model).with_(mcp).build()
         result = await agent.run("what is 2 + 3?")
 
-`MCP.from_claude_config(".mcp.json")` reads Claude Code's project file instead.
+`MCP.from_claude_config(".mcp.json")` reads Claude Code's project file instead, and
+`claude_config.load_mcp_configs(paths, plugin_root=...)` any number of them as Claude Code does.
 """
 
 from hookagent.capabilities.mcp.capability import MCP
-from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, StdioServer
+from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
 from hookagent.capabilities.mcp.tool import MCPTool
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "MCP",
     "MCPTool",
     "ServerConfig",
+    "SseServer",
     "StdioServer",
 ]

@@ -10,8 +10,14 @@ from typing import Any, Self, final
 
 from hookagent.capabilities.mcp.claude_config import load_claude_config
 from hookagent.capabilities.mcp.client import ServerConnection, describe
-from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, StdioServer, sanitise
-from hookagent.capabilities.mcp.tool import MCPTool
+from hookagent.capabilities.mcp.config import (
+    HttpServer,
+    ServerConfig,
+    SseServer,
+    StdioServer,
+    sanitise,
+)
+from hookagent.capabilities.mcp.tool import MCPTool, output_token_limit
 from hookagent.errors import ConfigError
 from hookagent.hooks.hook import Hook
 
@@ -39,7 +45,7 @@ class MCP:
 
     name = "mcp"
 
-    def __init__(self, servers: Mapping[str, StdioServer | HttpServer]) -> None:
+    def __init__(self, servers: Mapping[str, ServerConfig]) -> None:
         if not isinstance(servers, Mapping):
             raise ConfigError(f"must be a mapping of names to servers, not {servers!r}", key="MCP")
         self._connections = tuple(
@@ -50,7 +56,7 @@ class MCP:
         self._open = False
 
     @classmethod
-    async def connect(cls, servers: Mapping[str, StdioServer | HttpServer]) -> MCP:
+    async def connect(cls, servers: Mapping[str, ServerConfig]) -> MCP:
         """Connect to every server and list its tools; `aclose()` when done."""
         return await cls(servers).open()
 
@@ -67,10 +73,18 @@ class MCP:
     def servers(self) -> tuple[str, ...]:
         return tuple(c.name for c in self._connections)
 
+    def connection(self, name: str) -> ServerConnection:
+        """The connection to server `name`, for callers sharing it (`mcp_tool` hooks)."""
+        for connection in self._connections:
+            if connection.name == name:
+                return connection
+        raise ConfigError(f"no MCP server {name!r} (servers: {self.servers})", key="MCP")
+
     async def open(self) -> Self:
         """Connect to all servers at once and list their tools; a no-op when already open."""
         if self._open:
             return self
+        token_limit = output_token_limit()
         outcomes = await asyncio.gather(
             *(c.open() for c in self._connections), return_exceptions=True
         )
@@ -85,7 +99,7 @@ class MCP:
                 raise interrupted[0]  # cancelled while connecting: not a server's fault
             _raise_for(failures)
         tools = tuple(
-            MCPTool.of(c, tool)
+            MCPTool.of(c, tool, token_limit=token_limit)
             for c, listed in pairs
             if isinstance(listed, list)
             for tool in listed
@@ -133,9 +147,10 @@ class MCP:
 def _checked(name: object, config: object) -> ServerConfig:
     if not isinstance(name, str) or not name:
         raise ConfigError(f"a server name must be a non-empty string, not {name!r}", key="MCP")
-    if not isinstance(config, StdioServer | HttpServer):
+    if not isinstance(config, StdioServer | HttpServer | SseServer):
         raise ConfigError(
-            f"must be a StdioServer or an HttpServer, not {config!r}", key=f"MCP[{name!r}]"
+            f"must be a StdioServer, an HttpServer or an SseServer, not {config!r}",
+            key=f"MCP[{name!r}]",
         )
     return config
 

@@ -10,21 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import tempfile
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from typing import Any, final
+from typing import IO, Any, TypeAlias, final
 
 try:
     import httpx2
     from mcp import Client, MCPError, StdioServerParameters, stdio_client, types
+    from mcp.client.sse import sse_client
     from mcp.client.streamable_http import streamable_http_client
 except ImportError as exc:  # pragma: no cover - depends on what is installed
     raise ImportError(
         "hookagent.capabilities.mcp needs the MCP SDK: pip install 'hookagent[mcp]'"
     ) from exc
 
-from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, StdioServer
+from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
 
-__all__ = ["CallFailed", "ServerConnection", "describe"]
+__all__ = ["CallFailed", "Elicit", "ServerConnection", "describe"]
 
 log = logging.getLogger("hookagent.mcp")
 
@@ -35,12 +38,25 @@ _CLOSE_TIMEOUT = 10.0
 shutdown of a stdio server at a few seconds)."""
 
 
+_STDERR_TAIL = 600
+"""Characters of a stdio server's stderr quoted when it fails to start."""
+
+Elicit: TypeAlias = Callable[[str, types.ElicitRequestParams], Awaitable[types.ElicitResult]]
+"""Answers a server's `elicitation/create` request: `elicit(server_name, params)`."""
+
+
 class CallFailed(Exception):
     """A tool call got no result; the message says why, for the model to read."""
 
 
 def describe(exc: BaseException) -> str:
-    """A one-line account of `exc`, looking inside the exception groups anyio raises."""
+    """A one-line account of `exc`, looking inside the exception groups anyio raises, with
+    its notes (a server's stderr)."""
+    notes = "".join(f"; {note}" for note in getattr(exc, "__notes__", ()))
+    return _describe_one(exc) + notes
+
+
+def _describe_one(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     if isinstance(exc, BaseExceptionGroup):
@@ -59,6 +75,13 @@ class ServerConnection:
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
+        self._stderr: IO[str] | None = None
+        self.elicit: Elicit | None = None
+        """Who answers the server's questions to the user; None: each is declined."""
+
+    @property
+    def is_open(self) -> bool:
+        return self._client is not None
 
     def __repr__(self) -> str:
         state = "open" if self._client is not None else "closed"
@@ -74,10 +97,37 @@ class ServerConnection:
         try:
             async with asyncio.timeout(self.config.connect_timeout):
                 tools: list[types.Tool] = await asyncio.shield(ready)
-        except BaseException:
-            await self._abort()
+        except BaseException as exc:
+            try:
+                await self._abort()
+            finally:
+                if isinstance(exc, Exception) and (said := self._stderr_tail()):
+                    exc.add_note(f"stderr: {said}")
+                self._close_stderr()
             raise
         return tools
+
+    def _close_stderr(self) -> None:
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def _stderr_tail(self) -> str:
+        """The end of what a stdio server wrote to stderr, on one line."""
+        log_file = self._stderr
+        if log_file is None or log_file.closed:
+            return ""
+        log_file.flush()
+        log_file.seek(0)
+        text = " ".join(log_file.read().split())
+        return text[-_STDERR_TAIL:]
+
+    async def _answer(
+        self, context: object, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        if self.elicit is None:
+            return types.ElicitResult(action="decline")
+        return await self.elicit(self.name, params)
 
     async def call(self, tool: str, args: dict[str, Any]) -> types.CallToolResult:
         """Call `tool`; a failure without a result (timeout, lost connection) is `CallFailed`."""
@@ -100,12 +150,15 @@ class ServerConnection:
         if task is None:
             return
         self._closing.set()
-        done, _ = await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT)
-        if not done:
-            log.warning(
-                "MCP server %r did not close within %s s; cancelled", self.name, _CLOSE_TIMEOUT
-            )
-            await _cancel(task)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT)
+            if not done:
+                log.warning(
+                    "MCP server %r did not close within %s s; cancelled", self.name, _CLOSE_TIMEOUT
+                )
+                await _cancel(task)
+        finally:
+            self._close_stderr()
 
     async def _abort(self) -> None:
         """Give up on a connection still starting (timed out, or the opener was cancelled)."""
@@ -140,8 +193,14 @@ class ServerConnection:
                 env=None if config.env is None else dict(config.env),
                 cwd=None if config.cwd is None else str(config.cwd),
             )
-            return Client(stdio_client(params))
-        return Client(streamable_http_client(config.url, http_client=await _http(stack, config)))
+            # Kept open while the server runs; closed by `close` or a failed `open`.
+            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            transport: Any = stdio_client(params, errlog=self._stderr)
+        elif isinstance(config, SseServer):
+            transport = sse_client(config.url, headers=dict(config.headers), timeout=30.0)
+        else:
+            transport = streamable_http_client(config.url, http_client=await _http(stack, config))
+        return Client(transport, elicitation_callback=self._answer)
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

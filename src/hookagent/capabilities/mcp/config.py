@@ -1,4 +1,4 @@
-"""How to reach an MCP server: a subprocess on stdio or a streamable-HTTP endpoint.
+"""How to reach an MCP server: a subprocess on stdio, a streamable-HTTP or an SSE endpoint.
 
 Plain data, checked and normalised on construction; nothing here imports the MCP SDK, so a
 configuration can be built (or read from Claude Code's `.mcp.json`) without it.
@@ -14,7 +14,7 @@ from typing import Literal, TypeAlias, final
 
 from hookagent.errors import ConfigError
 
-__all__ = ["HttpServer", "ServerConfig", "StdioServer", "sanitise", "tool_name"]
+__all__ = ["HttpServer", "ServerConfig", "SseServer", "StdioServer", "sanitise", "tool_name"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -82,6 +82,16 @@ class StdioServer:
         object.__setattr__(self, "connect_timeout", connect)
 
 
+def _check_remote(server: HttpServer | SseServer) -> None:
+    owner = type(server).__name__
+    if not isinstance(server.url, str) or not server.url.startswith(("http://", "https://")):
+        raise ConfigError(f"must be an http(s) URL, not {server.url!r}", key=f"{owner}.url")
+    object.__setattr__(server, "headers", _strings(owner, "headers", server.headers))
+    object.__setattr__(server, "timeout", _positive(owner, "timeout", server.timeout))
+    connect = _positive(owner, "connect_timeout", server.connect_timeout)
+    object.__setattr__(server, "connect_timeout", connect)
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HttpServer:
@@ -97,12 +107,22 @@ class HttpServer:
     transport: Literal["http"] = field(default="http", init=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")):
-            raise ConfigError(f"must be an http(s) URL, not {self.url!r}", key="HttpServer.url")
-        object.__setattr__(self, "headers", _strings("HttpServer", "headers", self.headers))
-        object.__setattr__(self, "timeout", _positive("HttpServer", "timeout", self.timeout))
-        connect = _positive("HttpServer", "connect_timeout", self.connect_timeout)
-        object.__setattr__(self, "connect_timeout", connect)
+        _check_remote(self)
 
 
-ServerConfig: TypeAlias = StdioServer | HttpServer
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SseServer:
+    """An MCP server reached over the older HTTP+SSE transport (Claude Code's `"type": "sse"`)."""
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+    connect_timeout: float = 30.0
+    transport: Literal["sse"] = field(default="sse", init=False)
+
+    def __post_init__(self) -> None:
+        _check_remote(self)
+
+
+ServerConfig: TypeAlias = StdioServer | HttpServer | SseServer

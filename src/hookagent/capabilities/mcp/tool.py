@@ -6,28 +6,60 @@ under its name `mcp__<server>__<tool>`. The model reads the text of the result; 
 their wire shape (`{"type": "image", "data": …, "mimeType": …}`).
 
 A result longer than the agent's `max_result_chars` is saved to a file and the model reads a
-preview, as for any tool; a server raises that limit for one tool, as Claude Code lets it,
-with `_meta: {"anthropic/maxResultSizeChars": N}` in its `tools/list` entry.
+preview, as for any tool. As in Claude Code, `MAX_MCP_OUTPUT_TOKENS` in the environment (4
+characters a token) sets that limit for MCP tools instead, and a server raises it for one
+tool with `_meta: {"anthropic/maxResultSizeChars": N}` in its `tools/list` entry (at most
+500,000). A result over 10,000 tokens is logged as a warning, as Claude Code warns of it.
+
+Image content reaches the model as images (`ToolResult.images`) where the model accepts them,
+else as a placeholder line naming its type and size.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, final
+from typing import Any, Final, final
 
 from mcp import types
 
 from hookagent.capabilities.mcp.client import CallFailed, ServerConnection
 from hookagent.capabilities.mcp.config import tool_name
+from hookagent.errors import ConfigError
+from hookagent.messages import ImagePart
 from hookagent.spill.results import INHERIT
 from hookagent.tools.base import ToolContext, ToolResult
 
-__all__ = ["MAX_RESULT_META", "MCPTool", "to_tool_result"]
+__all__ = ["MAX_RESULT_META", "MCPTool", "output_token_limit", "to_tool_result"]
+
+log = logging.getLogger("hookagent.mcp")
 
 MAX_RESULT_META = "anthropic/maxResultSizeChars"
 """The `_meta` key of a server's tool that sets how long a result the model reads whole."""
+MAX_DECLARED_CHARS: Final = 500_000
+"""The most `anthropic/maxResultSizeChars` may ask for, as in Claude Code."""
+WARN_TOKENS: Final = 10_000
+"""Claude Code warns of MCP output over this many tokens."""
+CHARS_PER_TOKEN: Final = 4
+
+
+def output_token_limit(environ: Mapping[str, str] | None = None) -> int | None:
+    """`MAX_MCP_OUTPUT_TOKENS` from the environment (None: not set); a `ConfigError` if bad."""
+    raw = (os.environ if environ is None else environ).get("MAX_MCP_OUTPUT_TOKENS")
+    if raw is None or not raw.strip():
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(
+            f"must be a whole number of tokens >= 1, not {raw!r}", key="MAX_MCP_OUTPUT_TOKENS"
+        )
+    return value
 
 
 @final
@@ -44,12 +76,18 @@ class MCPTool:
     """The tool's name on the server (before sanitising)."""
     connection: ServerConnection = field(repr=False, compare=False)
     max_result_chars: int | None = INHERIT
-    """The server's `anthropic/maxResultSizeChars` for this tool, else the agent's limit."""
+    """The server's `anthropic/maxResultSizeChars` for this tool, else `MAX_MCP_OUTPUT_TOKENS`
+    in characters, else the agent's limit."""
 
     @classmethod
-    def of(cls, connection: ServerConnection, tool: types.Tool) -> MCPTool:
+    def of(
+        cls, connection: ServerConnection, tool: types.Tool, *, token_limit: int | None = None
+    ) -> MCPTool:
+        """`tool` of `connection`'s server; `token_limit`: `MAX_MCP_OUTPUT_TOKENS` if set."""
         declared = (tool.meta or {}).get(MAX_RESULT_META)
-        valid = isinstance(declared, int) and not isinstance(declared, bool) and declared > 0
+        limit: int | None = INHERIT if token_limit is None else token_limit * CHARS_PER_TOKEN
+        if isinstance(declared, int) and not isinstance(declared, bool) and declared > 0:
+            limit = min(declared, MAX_DECLARED_CHARS)
         return cls(
             name=tool_name(connection.name, tool.name),
             description=tool.description or tool.title or "",
@@ -57,7 +95,7 @@ class MCPTool:
             server=connection.name,
             remote_name=tool.name,
             connection=connection,
-            max_result_chars=declared if valid else INHERIT,
+            max_result_chars=limit,
         )
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
@@ -68,12 +106,25 @@ class MCPTool:
                 f"MCP server {self.server!r}, tool {self.remote_name!r}: {exc}",
                 data={"server": self.server, "tool": self.remote_name, "error": str(exc)},
             )
-        return to_tool_result(result)
+        converted = to_tool_result(result)
+        if len(converted.content) > WARN_TOKENS * CHARS_PER_TOKEN:
+            log.warning(
+                "MCP tool %s returned about %d tokens (over %d)",
+                self.name,
+                len(converted.content) // CHARS_PER_TOKEN,
+                WARN_TOKENS,
+            )
+        return converted
 
 
 def to_tool_result(result: types.CallToolResult) -> ToolResult:
-    """The text for the model, the structured content (or the blocks) for hooks."""
-    texts = [_text(block) for block in result.content]
+    """The text and images for the model, the structured content (or the blocks) for hooks."""
+    images = tuple(
+        ImagePart(mime_type=block.mime_type, data=block.data)
+        for block in result.content
+        if isinstance(block, types.ImageContent)
+    )
+    texts = [_text(block) for block in result.content if not isinstance(block, types.ImageContent)]
     structured = result.structured_content
     if not texts and structured is not None:
         texts = [json.dumps(structured, ensure_ascii=False, default=str)]
@@ -85,7 +136,9 @@ def to_tool_result(result: types.CallToolResult) -> ToolResult:
             for block in result.content
         ]
     )
-    return ToolResult(content="\n".join(texts), is_error=bool(result.is_error), data=data)
+    return ToolResult(
+        content="\n".join(texts), is_error=bool(result.is_error), data=data, images=images
+    )
 
 
 def _text(block: types.ContentBlock) -> str:

@@ -95,6 +95,15 @@ class Converter:
 def _tool_result(message: ToolResultMessage) -> Block:
     block: Block = {"type": "tool_result", "tool_use_id": message.call_id}
     block["content"] = message.content
+    if message.images:  # text and images as content blocks
+        text = [{"type": "text", "text": message.content}] if message.content else []
+        block["content"] = text + [
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": image.mime_type, "data": image.data},
+            }
+            for image in message.images
+        ]
     if message.is_error:
         block["is_error"] = True
     return block
