@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
@@ -32,9 +33,17 @@ from hookagent.store.base import Store
 from hookagent.store.records import RunRecord
 
 if TYPE_CHECKING:
+    from hookagent.capabilities.mcp import MCP
     from hookagent.claude.commands import Expansion
 
-__all__ = ["CLI_KEY", "RunOptions", "build_agent", "options_of", "saved_options"]
+__all__ = [
+    "CLI_KEY",
+    "RunOptions",
+    "build_agent",
+    "connected_agent",
+    "options_of",
+    "saved_options",
+]
 
 CLI_KEY: Final = "cli"
 """The key of a run's metadata that holds the options it was started with."""
@@ -65,7 +74,10 @@ class RunOptions:
     file in the run's folder (0: no limit); None: the default, 50,000."""
     plugins: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
+    mcp_configs: tuple[str, ...] = ()
+    """`--mcp-config` files: Claude Code `.mcp.json` files whose servers the run connects."""
     discover_settings: bool = False
+    """Also read the standard Claude Code settings files and the project's `.mcp.json`."""
     allow_unsupported_hooks: bool = False
     """Run even though the settings hold hooks hookagent does not run (they are reported as
     not run, and recorded in the run); without it such settings are a `ConfigError`."""
@@ -96,20 +108,39 @@ class RunOptions:
         return self.session is not None or self.store is not None
 
 
-def build_agent(options: RunOptions, store: Store | None = None) -> tuple[Agent, Model]:
-    """The agent `options` describe (kept in `store` if given), and its model."""
+@asynccontextmanager
+async def connected_agent(
+    options: RunOptions, store: Store | None = None
+) -> AsyncIterator[tuple[Agent, Model]]:
+    """`build_agent` with the run's MCP servers connected first (in this event loop, which
+    the run must use), and closed when the block ends."""
+    from hookagent.cli.mcp_cmd import connected
+
+    async with connected(options) as mcp:
+        yield build_agent(options, store, mcp=mcp)
+
+
+def build_agent(
+    options: RunOptions, store: Store | None = None, *, mcp: MCP | None = None
+) -> tuple[Agent, Model]:
+    """The agent `options` describe (kept in `store` if given), and its model; `mcp`: its
+    MCP servers, connected (see `connected_agent`)."""
     check_run_options(options)
+    if options.mcp_configs and mcp is None:
+        raise ConfigError("the MCP servers are not connected", key="--mcp-config")
     model = _model(options, durable=store is not None)
     builder = AgentBuilder().model(model)
     if options.system is not None:
         builder.system_prompt(options.system)
     _install_tools(builder, options)
+    if mcp is not None:
+        builder.with_(mcp)
     if options.claude_project is not None or options.claude_plugins:
         from hookagent.cli.claude_project import install_project
 
         install_project(builder, options, lambda line: typer.echo(f"warning: {line}", err=True))
     elif options.settings or options.discover_settings:
-        _install_settings(builder, options)
+        _install_settings(builder, options, mcp)
     if options.cwd is not None and options.cwd not in sys.path:
         sys.path.insert(0, options.cwd)  # module plugins are found where the run started
     if options.approvals and options.claude_project is None:
@@ -182,9 +213,10 @@ def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
         builder.with_(bash)
 
 
-def _install_settings(builder: AgentBuilder, options: RunOptions) -> None:
+def _install_settings(builder: AgentBuilder, options: RunOptions, mcp: MCP | None) -> None:
     """The Claude Code hooks of the settings, their warnings printed as `hooks check` prints
-    them (a `ConfigError` for hooks hookagent would not run, unless allowed)."""
+    them (a `ConfigError` for hooks hookagent would not run, unless allowed); their
+    `mcp_tool` handlers call the run's MCP servers over its connections."""
     from hookagent.claude.bridge import ClaudeHooks
     from hookagent.claude.options import ClaudeHookOptions
     from hookagent.cli.settings_files import read_settings, settings_line
@@ -196,7 +228,10 @@ def _install_settings(builder: AgentBuilder, options: RunOptions) -> None:
     builder.with_(
         ClaudeHooks(
             loaded,
-            ClaudeHookOptions(project_dir=project),
+            ClaudeHookOptions(
+                project_dir=project,
+                mcp_servers={} if mcp is None else {n: mcp.connection(n) for n in mcp.servers},
+            ),
             allow_unsupported=options.allow_unsupported_hooks,
             warn=lambda line: typer.echo(f"warning: {line}", err=True),
         )
@@ -215,6 +250,7 @@ def saved_options(options: RunOptions) -> dict[str, Any]:
         data["model"] = f"scripted:{_absolute(path, cwd)}"
     data["plugins"] = [_absolute(p, cwd) if _is_path(p, cwd) else p for p in options.plugins]
     data["settings"] = [_absolute(s, cwd) for s in options.settings]
+    data["mcp_configs"] = [_absolute(f, cwd) for f in options.mcp_configs]
     data["model_aliases"] = saved_model_aliases(options.model_aliases, cwd)
     data["root"] = _absolute(options.root, cwd) if options.root is not None else None
     if options.claude_project is not None:
@@ -289,7 +325,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
                 f"the options saved with {where} have a bad {key}: {value!r}", key=CLI_KEY
             )
         values[key] = value
-    for key in ("plugins", "settings", "prices", "claude_plugins"):
+    for key in ("plugins", "settings", "prices", "claude_plugins", "mcp_configs"):
         items = saved.get(key) or []
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ConfigError(
