@@ -329,3 +329,43 @@ async def test_a_skills_async_rewake_stop_hook_wakes_the_model(tmp_path: Path) -
     model.assert_consumed()
     assert result.output == "checklist done"
     assert "the skill's checklist is not done" in (model.calls[2].last_message or "")
+
+
+async def test_a_resumed_run_keeps_the_skills_it_had_loaded(tmp_path: Path) -> None:
+    from hookagent.durable.answers import answer_json
+    from hookagent.store import MemoryStore
+
+    blocker = script(tmp_path, "block", BLOCK.replace("; ", "\n"))
+    dirs = skill(tmp_path, "careful", guard_hooks(blocker))
+    store = MemoryStore()
+    model = ScriptedModel(
+        [
+            tool_call("Skill", name="careful"),
+            tool_call("Read", file_path="secrets.txt"),  # asks: the run pauses here
+            tool_call("Bash", command="ls"),
+            reply("done"),
+        ]
+    )
+
+    def ask_first(event: h.ToolCallEvent) -> h.HookResult | None:
+        return h.HookResult.ask("Read it?") if event.tool_name == "Read" else None
+
+    def build_agent() -> h.Agent:  # a new agent, as another process would build it
+        return (
+            h.AgentBuilder()
+            .model(model)
+            .tools(Bash, Read)
+            .store(store)
+            .on(h.BEFORE_TOOL, ask_first, name="ask_first")
+            .with_(Skills(dirs, hook_options=options(tmp_path)))
+            .build()
+        )
+
+    first = await build_agent().run("work")
+    assert first.status == "waiting"
+    [question] = await store.questions(first.run_id)
+    await store.answer(question.id, answer_json(True), 0.0)
+    second = await build_agent().resume(first.run_id)
+    model.assert_consumed()
+    bash = second.tool_calls[-1]
+    assert bash.blocked and "not while this skill is loaded" in bash.result.content
