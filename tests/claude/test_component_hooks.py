@@ -61,7 +61,7 @@ def guard_hooks(command: str, *, once: bool = False, event: str = "PreToolUse") 
     )
 
 
-def build(tmp_path: Path, model: ScriptedModel, *capabilities: Any) -> h.Agent:
+def build(tmp_path: Path, model: Any, *capabilities: Any) -> h.Agent:
     builder = h.AgentBuilder().model(model).tools(Bash, Read, Write)
     for capability in capabilities:
         builder.with_(capability)
@@ -369,3 +369,35 @@ async def test_a_resumed_run_keeps_the_skills_it_had_loaded(tmp_path: Path) -> N
     model.assert_consumed()
     bash = second.tool_calls[-1]
     assert bash.blocked and "not while this skill is loaded" in bash.result.content
+
+
+async def test_a_subagents_prompt_hook_is_judged_by_the_agents_own_model(tmp_path: Path) -> None:
+    from hookagent.models.base import ModelRequest
+    from hookagent.testing import FunctionModel
+
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    (folder / "writer.md").write_text(
+        "---\nname: writer\ndescription: Writes.\nhooks:\n  PreToolUse:\n    - matcher: Write\n"
+        "      hooks:\n        - type: prompt\n          prompt: Refuse writes. $ARGUMENTS\n"
+        "          continueOnBlock: true\n---\nYou write files.\n"
+    )
+
+    def answer(request: ModelRequest) -> Any:
+        texts = " ".join(str(m.content) for m in request.messages)
+        if request.output is not None and request.output.name == "hook_verdict":
+            return json.dumps({"ok": False, "reason": "writes are off"})
+        if request.system_prompt and "You write files" in request.system_prompt:
+            done = "writes are off" in texts
+            return reply("gave up") if done else tool_call("Write", file_path="a", content="b")
+        if "[Subagent: writer]" in texts:
+            return reply("finished")
+        return tool_call("Agent", description="w", prompt="write a", subagent_type="writer")
+
+    subagents = Subagents(AgentRegistry.from_dirs(folder), hook_options=options(tmp_path))
+    agent = build(tmp_path, FunctionModel(answer), subagents)
+    result = await agent.run("write")
+    assert result.output == "finished"
+    [child] = subagents.states
+    [write] = [c for s in child.steps for c in s.executions]
+    assert write.blocked and "writes are off" in write.result.content
