@@ -97,3 +97,29 @@ def test_an_unknown_command_names_the_closest() -> None:
     found = {c.name: c for c in load_commands(FIXTURES / "project/.claude/commands", "project")}
     with pytest.raises(ConfigError, match=r"unknown slash command /dedup; did you mean /dedupe"):
         find_command(found, "dedup")
+
+
+def test_skills_are_commands_and_replace_a_command_of_their_name(tmp_path: Path) -> None:
+    from hookagent.claude.project import load_project
+
+    home, project = tmp_path / "home", tmp_path / "app"
+    command_file(project / ".claude" / "commands", "deploy", "the command")
+    command_file(project / ".claude" / "commands", "lint", "lint it")
+    command_file(project / ".claude" / "commands", "broken", "")
+    (project / ".claude" / "commands" / "broken.md").write_bytes(b"---\ndescription: \xff\n---\n")
+    skill = "---\nname: deploy\ndescription: Ships it.\n---\nthe skill in ${CLAUDE_SKILL_DIR}"
+    command_file(project / ".claude" / "skills" / "deploy", "SKILL", skill)
+    hidden = "---\nname: secret\ndescription: Model only.\nuser-invocable: false\n---\nx"
+    command_file(project / ".claude" / "skills" / "secret", "SKILL", hidden)
+    found = load_project(str(project), [str(FIXTURES / "hookify")], home=str(home))
+    commands = found.commands
+    assert commands["deploy"].body == f"the skill in {project / '.claude/skills/deploy'}"
+    assert commands["lint"].body == "lint it"
+    assert "secret" not in commands
+    assert "broken" not in commands
+    assert any("broken.md" in w and "left out" in w for w in found.warnings)
+    assert any("/deploy replaces" in w for w in found.warnings)
+    writing = commands["hookify:writing-rules"]
+    assert commands["writing-rules"] is writing
+    assert writing.source == "plugin:hookify"
+    assert writing.body.lstrip().startswith("# Writing Hookify Rules")

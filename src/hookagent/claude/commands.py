@@ -24,8 +24,8 @@ import os
 import re
 import shlex
 import subprocess
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, final
 
@@ -33,7 +33,15 @@ from hookagent.claude.rules import compile_rule
 from hookagent.errors import ConfigError
 from hookagent.frontmatter import read_front_matter
 
-__all__ = ["Expansion", "SlashCommand", "expand", "find_command", "load_commands"]
+__all__ = [
+    "Expansion",
+    "SlashCommand",
+    "command_from_file",
+    "expand",
+    "find_command",
+    "load_commands",
+    "load_skill_commands",
+]
 
 _POSITIONAL: Final = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$([1-9])\b")
 _INLINE_BASH: Final = re.compile(r"!`([^`]+)`")
@@ -46,6 +54,7 @@ _READ_ONLY: Final = re.compile(
 """Shell lines Claude Code runs without a permission: they only read (no operators, no
 substitutions)."""
 PLUGIN_ROOT: Final = "${CLAUDE_PLUGIN_ROOT}"
+SKILL_DIR: Final = "${CLAUDE_SKILL_DIR}"
 
 
 @final
@@ -62,6 +71,8 @@ class SlashCommand:
     allowed_tools: tuple[str, ...] = ()
     model: str | None = None
     plugin_root: str | None = None
+    user_invocable: bool = True
+    """A skill's `user-invocable: false` keeps it out of the slash commands."""
 
 
 @final
@@ -84,36 +95,80 @@ class Expansion:
 
 
 def load_commands(
-    folder: Path, source: str, *, prefix: str = "", plugin_root: str | None = None
+    folder: Path,
+    source: str,
+    *,
+    prefix: str = "",
+    plugin_root: str | None = None,
+    warnings: list[str] | None = None,
 ) -> list[SlashCommand]:
-    """The commands of one `commands/` folder (none if it does not exist)."""
+    """The commands of one `commands/` folder (none if it does not exist). With `warnings`,
+    a file that cannot be read is named there and the others load."""
     if not folder.is_dir():
         return []
     commands = []
     for path in sorted(folder.rglob("*.md")):
-        if not path.is_file():
-            continue
-        matter, body = read_front_matter(path)
-        tools = matter.text_or_list("allowed-tools") if "allowed-tools" in matter else None
-        items = [tools] if isinstance(tools, str) else list(tools or [])
-        allowed = tuple(t.strip() for item in items for t in _split_tools(item) if t.strip())
-        if plugin_root is not None:
-            body = body.replace(PLUGIN_ROOT, plugin_root)
-            allowed = tuple(t.replace(PLUGIN_ROOT, plugin_root) for t in allowed)
-        commands.append(
-            SlashCommand(
-                name=prefix + path.stem,
-                path=str(path),
-                body=body,
-                source=source,
-                description=matter.text("description") if "description" in matter else None,
-                argument_hint=(matter.text("argument-hint") if "argument-hint" in matter else None),
-                allowed_tools=allowed,
-                model=matter.text("model") if "model" in matter else None,
-                plugin_root=plugin_root,
-            )
-        )
+        if path.is_file():
+            found = _leniently(path, prefix + path.stem, source, plugin_root, warnings)
+            commands += [found] if found is not None else []
     return commands
+
+
+def load_skill_commands(
+    skills: Iterable[tuple[str, Path]],
+    source: str,
+    *,
+    prefix: str = "",
+    plugin_root: str | None = None,
+    warnings: list[str] | None = None,
+) -> list[SlashCommand]:
+    """Skills as commands (`/name` runs the skill's body as a command's), by (name, SKILL.md
+    path), but for those whose front matter says `user-invocable: false`.
+    `${CLAUDE_SKILL_DIR}` is the skill's folder."""
+    commands = []
+    for name, path in skills:
+        found = _leniently(path, prefix + name, source, plugin_root, warnings)
+        if found is not None and found.user_invocable:
+            body = found.body.replace(SKILL_DIR, str(path.parent))
+            commands.append(replace(found, body=body))
+    return commands
+
+
+def _leniently(
+    path: Path, name: str, source: str, plugin_root: str | None, warnings: list[str] | None
+) -> SlashCommand | None:
+    try:
+        return command_from_file(path, name, source, plugin_root=plugin_root)
+    except ConfigError as exc:
+        if warnings is None:
+            raise
+        warnings.append(f"{exc}; the command is left out")
+        return None
+
+
+def command_from_file(
+    path: Path, name: str, source: str, *, plugin_root: str | None = None
+) -> SlashCommand:
+    """One command file (or SKILL.md) read; a `ConfigError` naming it if it cannot be."""
+    matter, body = read_front_matter(path)
+    tools = matter.text_or_list("allowed-tools") if "allowed-tools" in matter else None
+    items = [tools] if isinstance(tools, str) else list(tools or [])
+    allowed = tuple(t.strip() for item in items for t in _split_tools(item) if t.strip())
+    if plugin_root is not None:
+        body = body.replace(PLUGIN_ROOT, plugin_root)
+        allowed = tuple(t.replace(PLUGIN_ROOT, plugin_root) for t in allowed)
+    return SlashCommand(
+        name=name,
+        path=str(path),
+        body=body,
+        source=source,
+        description=matter.text("description") if "description" in matter else None,
+        argument_hint=matter.text("argument-hint") if "argument-hint" in matter else None,
+        allowed_tools=allowed,
+        model=matter.text("model") if "model" in matter else None,
+        plugin_root=plugin_root,
+        user_invocable=matter.get("user-invocable") is not False,
+    )
 
 
 def _split_tools(item: str) -> list[str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, final
 
-from hookagent.claude.commands import SlashCommand, load_commands
+from hookagent.claude.commands import SlashCommand, load_commands, load_skill_commands
 from hookagent.claude.instructions import Instructions, load_instructions
 from hookagent.claude.model import LoadedSettings, SettingsSource, SourceKind
 from hookagent.claude.plugin import Plugin, load_plugin
@@ -242,32 +242,60 @@ class _Judge:
 def _commands(
     user: Path, project: Path | None, plugins: Sequence[Plugin]
 ) -> tuple[dict[str, SlashCommand], list[str]]:
+    """Commands and user-invocable skills by name. The project's command replaces the
+    user's; a skill replaces a command of its name (the user's skill the project's);
+    a plugin's are `plugin:name`, and `name` too when nothing else has that name."""
     notes: list[str] = []
     found: dict[str, SlashCommand] = {}
     if project is not None:
-        for command in load_commands(user / "commands", "user"):
+        for command in (
+            *load_commands(user / "commands", "user", warnings=notes),
+            *load_commands(project / "commands", "project", warnings=notes),
+            *_skills(project / "skills", "project", notes),
+            *_skills(user / "skills", "user", notes),
+        ):
+            if (earlier := found.get(command.name)) is not None:
+                notes.append(f"{command.path}: /{command.name} replaces {earlier.path}")
             found[command.name] = command
-        for command in load_commands(project / "commands", "project"):
-            if command.name in found:
-                notes.append(f"{command.path}: /{command.name} replaces the user's command")
-            found[command.name] = command
-    namespaced: list[SlashCommand] = []
-    for plugin in plugins:
-        for folder in plugin.command_dirs:
-            namespaced += load_commands(
-                Path(folder),
-                f"plugin:{plugin.name}",
-                prefix=f"{plugin.name}:",
-                plugin_root=plugin.root,
-            )
+    namespaced = _plugin_commands(plugins, notes)
+    found.update(namespaced)
     bare: dict[str, list[SlashCommand]] = {}
-    for command in namespaced:
-        found[command.name] = command
+    for command in namespaced.values():
         bare.setdefault(command.name.split(":", 1)[1], []).append(command)
     for name, same in bare.items():
         if name not in found and len(same) == 1:
             found[name] = same[0]
     return found, notes
+
+
+def _plugin_commands(plugins: Sequence[Plugin], notes: list[str]) -> dict[str, SlashCommand]:
+    """`plugin:name` for each command, then each skill (a skill replacing a command)."""
+    found: dict[str, SlashCommand] = {}
+    for plugin in plugins:
+        source, prefix = f"plugin:{plugin.name}", f"{plugin.name}:"
+        for folder in plugin.command_dirs:
+            commands = load_commands(
+                Path(folder), source, prefix=prefix, plugin_root=plugin.root, warnings=notes
+            )
+            found.update((c.name, c) for c in commands)
+        for folder in plugin.skill_dirs:
+            skills = _skills(Path(folder), source, notes, prefix, plugin.root)
+            found.update((c.name, c) for c in skills)
+    return found
+
+
+def _skills(
+    folder: Path, source: str, notes: list[str], prefix: str = "", plugin_root: str | None = None
+) -> list[SlashCommand]:
+    if not folder.is_dir():
+        return []
+    from hookagent.capabilities.skills import SkillLibrary
+
+    library = SkillLibrary.scan(folder)  # its unreadable files are named where skills load
+    named = ((skill.name, skill.path) for skill in library)
+    return load_skill_commands(
+        named, source, prefix=prefix, plugin_root=plugin_root, warnings=notes
+    )
 
 
 def _mcp_refused(root: Path | None, plugins: Sequence[Plugin]) -> list[str]:
