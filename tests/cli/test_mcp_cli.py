@@ -215,3 +215,55 @@ def test_mcp_ls_text_names_each_server_and_tool(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"math (stdio, {tmp_path / 'servers.json'}): connected, 10 tools" in done.stdout
     assert "  mcp__math__add  Add two integers." in done.stdout
+
+
+# --- results, and runs taken up later ----------------------------------------------------
+
+
+def test_a_long_result_is_saved_in_the_run_folder_and_the_model_reads_a_preview(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "servers.json", {"mcpServers": {"math": MATH}})
+    script(tmp_path, call("mcp__math__text", size=60_000))
+    code, result, err = run(tmp_path, "--mcp-config", "servers.json")
+    assert code == 0, err
+    content = result["tool_calls"][0]["result"]
+    assert content.startswith("<persisted-output>\nOutput too large (60,000 characters).")
+    saved = Path(content.split("Full output saved to: ")[1].split("\n")[0])
+    assert saved.parent == tmp_path / ".hookagent" / "runs" / result["run_id"]
+    assert len(saved.read_text()) == 60_000
+
+
+def test_an_image_result_is_a_placeholder_for_a_model_that_does_not_accept_images(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "servers.json", {"mcpServers": {"math": MATH}})
+    script(tmp_path, call("mcp__math__picture"))
+    code, result, err = run(tmp_path, "--mcp-config", "servers.json")
+    assert code == 0, err
+    assert result["tool_calls"][0]["result"] == (
+        "a red dot\n[image: image/png, 15 bytes; not shown: this model does not accept images]"
+    )
+
+
+def test_a_run_resumed_elsewhere_connects_the_servers_it_was_started_with(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    write(project / "servers.json", {"mcpServers": {"math": MATH}})
+    ask = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}
+    handler = {"type": "command", "command": f"echo '{json.dumps(ask)}'"}
+    write(project / "settings.json", {"hooks": {"PreToolUse": [{"hooks": [handler]}]}})
+    script(project, call("mcp__math__add", a=20, b=22))
+    store = str(project / "sessions.db")
+    code, out, err = run(
+        project, "--mcp-config", "servers.json", "--settings", "settings.json", "--store", store
+    )
+    assert code == 3, err  # waiting for an answer
+    done = run_cli.hookagent(
+        tmp_path, "approve", out["run_id"], "--resume", "--json", "--store", store
+    )
+    assert done.returncode == 0, done.stderr
+    resumed = json.loads(done.stdout)
+    assert json.loads(resumed["tool_calls"][0]["result"]) == {"total": 42}
