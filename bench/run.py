@@ -12,16 +12,20 @@
    `asyncio.to_thread`; the thread hop's cost per call.
 2. Hook dispatch: 10 no-op hooks at one point through the engine vs a plain loop.
 3. Concurrency: 200 runs of 10 steps with a model that sleeps 5 ms per call, vs 50 ms.
-4. Memory: bytes retained per step by a finished 1,000-step run vs the bare loop's messages.
+4. Memory: bytes retained per step by a finished 1,000-step run vs the bare loop's messages,
+   with tiny payloads and with 1-4 KB model texts and tool results.
 5. Command hooks: a settings-file PreToolUse handler per tool call (an sh and a python script)
    vs a bare asyncio subprocess spawn of the same script; 10 handlers in parallel vs one.
 6. File tools: Read of a 2,000-line window mid 10 MB file, and Grep over 5,000 small files
-   (files_with_matches, content), vs the same work written by hand; tracemalloc peaks.
+   (files_with_matches, content; on ripgrep and on the pure-Python fallback), vs the same
+   work written by hand; tracemalloc peaks.
 7. OpenAI path: a run through the Chat Completions driver against a local server process,
    vs hand-written loops on the bare SDK, at 100 and 1,000 steps.
 8. Durable runs: per-step cost with the SQLite store against the same run in memory; and
    steps per second of 8 worker processes serving queued runs from one PostgreSQL.
 9. Bash sandbox: a `true` command through the Bash tool in bubblewrap vs unsandboxed.
+10. Many sessions: listing sessions, opening one, claiming the next runnable run and
+   answering a question, on a store of 100,000 runs vs one of 1,000.
 
 Timings are taken with the garbage collector off (collected between samples), repeated, and
 reported as the minimum and median of the repeats; ratios are medians of ratios paired
@@ -47,6 +51,7 @@ from concurrency import bench_concurrency
 from dispatch import bench_dispatch
 from durable import bench_durable
 from file_tools import bench_file_tools
+from many_sessions import bench_many_sessions
 from harness import (
     Verdict,
     summary,
@@ -98,6 +103,7 @@ async def bench_all(quick: bool) -> None:
     verdicts += await bench_openai_path(repeats=1 if quick else 3)
     verdicts += await bench_durable(repeats=3 if quick else 7)
     verdicts += await bench_bash_sandbox(repeats=3 if quick else 11)
+    verdicts += await bench_many_sessions(repeats=3 if quick else 9)
     summary(verdicts)
 
 

@@ -398,6 +398,10 @@ def test_listing_and_loading_read_indexes_not_tables(tmp_path: Path) -> None:
         query_plan = plan(sql, args)
         assert "SEARCH" in query_plan, (sql, query_plan)
         assert "SCAN" not in query_plan, (sql, query_plan)
+    # The next runnable run: read from the index of runs not ended, in its order.
+    claim_plan = plan(_SQL.CLAIM, {"worker": "w", "now": 1.0, "run_id": None, "over": None})
+    assert "USING INDEX runs_active" in claim_plan, claim_plan
+    assert "SCAN runs |" not in claim_plan + " |" and "TEMP B-TREE" not in claim_plan
 
 
 # -- failures -----------------------------------------------------------------------------

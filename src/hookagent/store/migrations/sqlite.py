@@ -119,6 +119,12 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ),
     # 2: the lease's fencing token, one more at every claim.
     ("ALTER TABLE runs ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0",),
+    # 3: `claim` reads the runs not ended, oldest first, from an index of those alone: its
+    # cost follows the runs in flight, not every run the store ever held.
+    (
+        "CREATE INDEX runs_active ON runs (updated_at) "
+        "WHERE status IN ('queued', 'running', 'waiting')",
+    ),
 )
 
 LATEST: Final = len(MIGRATIONS)
