@@ -51,11 +51,11 @@ from concurrency import bench_concurrency
 from dispatch import bench_dispatch
 from durable import bench_durable
 from file_tools import bench_file_tools
-from many_sessions import bench_many_sessions
 from harness import (
     Verdict,
     summary,
 )
+from many_sessions import bench_many_sessions
 from memory import bench_memory
 from openai_path import bench_openai_path
 from per_step import bench_per_step
