@@ -401,3 +401,13 @@ async def test_a_subagents_prompt_hook_is_judged_by_the_agents_own_model(tmp_pat
     [child] = subagents.states
     [write] = [c for s in child.steps for c in s.executions]
     assert write.blocked and "writes are off" in write.result.content
+
+
+async def test_a_skill_the_user_invoked_is_live_from_the_runs_start(tmp_path: Path) -> None:
+    blocker = script(tmp_path, "block", BLOCK.replace("; ", "\n"))
+    dirs = skill(tmp_path, "careful", guard_hooks(blocker))
+    model = ScriptedModel([tool_call("Bash", command="ls"), reply("done")])
+    agent = build(tmp_path, model, Skills(dirs, hook_options=options(tmp_path)))
+    result = await agent.run("/careful ls", metadata={LOADED_SKILLS_KEY: ["careful"]})
+    model.assert_consumed()
+    assert result.tool_calls[0].blocked
