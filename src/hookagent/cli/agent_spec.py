@@ -138,7 +138,9 @@ def build_agent(
     if options.claude_project is not None or options.claude_plugins:
         from hookagent.cli.claude_project import install_project
 
-        install_project(builder, options, lambda line: typer.echo(f"warning: {line}", err=True))
+        install_project(
+            builder, options, lambda line: typer.echo(f"warning: {line}", err=True), mcp
+        )
     elif options.settings or options.discover_settings:
         _install_settings(builder, options, mcp)
     if options.cwd is not None and options.cwd not in sys.path:
@@ -250,8 +252,8 @@ def saved_options(options: RunOptions) -> dict[str, Any]:
         data["model"] = f"scripted:{_absolute(path, cwd)}"
     data["plugins"] = [_absolute(p, cwd) if _is_path(p, cwd) else p for p in options.plugins]
     data["settings"] = [_absolute(s, cwd) for s in options.settings]
-    data["mcp_configs"] = [_absolute(f, cwd) for f in options.mcp_configs]
     data["model_aliases"] = saved_model_aliases(options.model_aliases, cwd)
+    data["mcp_configs"] = [_absolute(f, cwd) for f in options.mcp_configs]
     data["root"] = _absolute(options.root, cwd) if options.root is not None else None
     if options.claude_project is not None:
         data["claude_project"] = _absolute(options.claude_project, cwd)
@@ -325,7 +327,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
                 f"the options saved with {where} have a bad {key}: {value!r}", key=CLI_KEY
             )
         values[key] = value
-    for key in ("plugins", "settings", "prices", "claude_plugins", "mcp_configs"):
+    for key in ("plugins", "settings", "prices", "model_aliases", "mcp_configs", "claude_plugins"):
         items = saved.get(key) or []
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ConfigError(
