@@ -370,3 +370,26 @@ def test_a_tool_dropped_unclosed_stops_its_sandbox_without_warnings(folder: Path
     pid = asyncio.run(use())
     gc.collect()
     assert not alive(pid)
+
+
+async def test_no_descriptor_is_left_open(folder: Path) -> None:
+    """Calls that end, time out, are cancelled, or lose their server, then close()."""
+    (folder / "root").mkdir()
+    before = sorted(os.listdir("/proc/self/fd"))
+    (made,) = Bash(folder / "root", FAST, sandbox="required").tools()
+    assert isinstance(made, BashTool)
+    await call(made, "echo hi; sleep 100 &")
+    await call(made, "sleep 30", timeout_ms=200)
+    task = asyncio.ensure_future(call(made, "sleep 30"))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (server,) = made.servers.running
+    lost = asyncio.ensure_future(call(made, "sleep 30"))
+    await asyncio.sleep(0.3)
+    os.kill(server.pid, signal.SIGKILL)
+    assert (await lost).is_error
+    await call(made, "true")
+    made.close()
+    assert sorted(os.listdir("/proc/self/fd")) == before
