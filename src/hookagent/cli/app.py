@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Final
 import typer
 from rich.console import Console
 
+from hookagent.cli.advice import ANSWER_LATER, CLI_ADVICE
 from hookagent.cli.agent_spec import RunOptions, connected_agent
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.validate import check_run_options
@@ -378,11 +379,7 @@ def _terminal_approver(agent: Agent) -> Approver | None:
     return remembering(agent, TerminalApprover())
 
 
-NO_TERMINAL: Final = (
-    "approval required but nobody can answer here (no terminal); keep the run in a store "
-    "with `--session NAME` so the question pauses it, then `hookagent approve RUN` (or "
-    "`deny RUN --reason ...`) and `hookagent resume RUN`"
-)
+NO_TERMINAL: Final = f"approval required but nobody can answer here (no terminal); {ANSWER_LATER}"
 
 
 def _no_terminal(question: Question) -> Answer:
@@ -404,8 +401,12 @@ def main() -> None:
 
 
 def _guarded(action: Callable[[], int]) -> int:
+    """`action()`'s exit code; messages give the command line's advice (`cli.advice`)."""
+    from hookagent.remedies import surface
+
     try:
-        code = action()
+        with surface(CLI_ADVICE):
+            code = action()
     except (ConfigError, StoreError) as exc:
         typer.echo(f"error: {exc}", err=True)
         return EXIT_CONFIG

@@ -28,6 +28,7 @@ from hookagent.kernel.approval import Answer, Approver, Question
 from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import DecisionMade, Emit
 from hookagent.kernel.view import RunView
+from hookagent.remedies import NO_APPROVER, advice
 
 __all__ = ["NO_DECISION", "Dispatcher"]
 
@@ -226,7 +227,7 @@ class Dispatcher:
                 by="nobody",
                 reason=(
                     f"approval required but this run has no approver (hook {question.hook} at "
-                    f"{question.point}); pass approver= to run()"
+                    f"{question.point}); " + advice(NO_APPROVER, "pass approver= to run()")
                 ),
             )
         try:

@@ -36,6 +36,7 @@ from hookagent.hooks.result import HookResult
 from hookagent.kernel.metadata import MetadataKey
 from hookagent.models.prices import PRICES, Price, cost, price_for
 from hookagent.policies.limits import Limit
+from hookagent.remedies import UNPRICED_MODEL, advice
 
 __all__ = ["COST_USD", "CostLimit"]
 
@@ -56,8 +57,8 @@ class CostLimit(Limit):
     (dated snapshots). Install it with `AgentBuilder().with_(CostLimit(0.50))`.
 
     `remedy` replaces the advice the stop message for an unpriced model gives (how to pass
-    `prices` here), for a surface that prices models another way; `{model}` in it is
-    replaced by the model's name.
+    `prices` here), for a surface that prices models another way (as does the surface's
+    advice, see `remedies`); `{model}` in it is replaced by the model's name.
     """
 
     def __init__(
@@ -176,6 +177,7 @@ def _checked(prices: Mapping[str, Price] | None) -> Mapping[str, Price]:
 
 
 def _unknown(model: str | None, remedy: str | None) -> str:
+    remedy = remedy if remedy is not None else advice(UNPRICED_MODEL, "") or None
     if remedy is not None:
         fix = remedy.replace("{model}", model or "MODEL")
         if not model:
