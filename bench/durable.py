@@ -23,7 +23,7 @@ PG_RUNS: Final = 160
 PG_STEPS: Final = 10
 
 
-def durable_agent(steps: int, path: Path) -> Agent:
+def durable_agent(steps: int, path: Path, durability: str = "process") -> Agent:
     from workload import ECHO
 
     return (
@@ -31,19 +31,24 @@ def durable_agent(steps: int, path: Path) -> Agent:
         .model(InstantModel(script(steps)))
         .tools(ECHO)
         .limits(max_steps=steps + 2, max_tokens=10**12)
-        .store(path)
+        .store(path, durability=durability)
         .build()
     )
 
 
 async def bench_durable(repeats: int) -> list[Verdict]:
     header("8. Durable runs: SQLite store (WAL) vs the same run in memory")
-    print(f"{'steps':>6}{'memory us/step':>16}{'sqlite us/step':>16}{'ratio':>8}")
+    print(
+        "process: survives the process dying (the default); power: also a power loss (a disk\n"
+        "sync before each tool call and at the end)."
+    )
+    print(f"{'steps':>6}{'memory us/step':>16}{'sqlite us/step':>16}{'ratio':>8}{'power':>10}")
     verdicts: list[Verdict] = []
     with tempfile.TemporaryDirectory() as folder:
         for steps in DURABLE_STEPS:
             memory = build_agent(InstantModel(script(steps)), steps)
             stored = durable_agent(steps, Path(folder) / f"bench-{steps}.db")
+            powered = durable_agent(steps, Path(folder) / f"power-{steps}.db", "power")
 
             async def in_memory(agent: Agent = memory, n: int = steps) -> None:
                 result = await agent.run(PROMPT)
@@ -53,20 +58,34 @@ async def bench_durable(repeats: int) -> list[Verdict]:
                 result = await agent.run(PROMPT)
                 assert check_same_work([None] * (2 * n + 2), result, n) is None, result
 
+            async def synced(agent: Agent = powered, n: int = steps) -> None:
+                result = await agent.run(PROMPT)
+                assert check_same_work([None] * (2 * n + 2), result, n) is None, result
+
             runs = max(1, 1000 // steps)
             await in_memory()
             await durable()
-            a, b = Samples(), Samples()
+            await synced()
+            a, b, c = Samples(), Samples(), Samples()
+            power_runs = max(1, runs // 10)  # a sync takes milliseconds
             for _ in range(repeats):
                 a.values.append(await timed(in_memory, runs) / (runs * (steps + 1)))
                 b.values.append(await timed(durable, runs) / (runs * (steps + 1)))
-            ratio = paired_ratio(b, a)
-            print(f"{steps:>6}{a.median * 1e6:>16.1f}{b.median * 1e6:>16.1f}{ratio:>7.1f}x")
+                c.values.append(await timed(synced, power_runs) / (power_runs * (steps + 1)))
+            ratio, power = paired_ratio(b, a), paired_ratio(c, a)
+            print(
+                f"{steps:>6}{a.median * 1e6:>16.1f}{b.median * 1e6:>16.1f}{ratio:>7.1f}x"
+                f"{power:>9.1f}x"
+            )
             verdicts.append(
                 Verdict(f"durable (sqlite) per step, N={steps}", ratio, "x memory", DURABLE_TARGET)
             )
-            assert stored.store is not None
-            await stored.store.close()
+            verdicts.append(
+                Verdict(f"durable (sqlite, power) per step, N={steps}", power, "x memory", None)
+            )
+            for agent in (stored, powered):
+                assert agent.store is not None
+                await agent.store.close()
     return verdicts + await bench_pg_workers()
 
 

@@ -70,6 +70,7 @@ class AgentBuilder:
         """`bind_model` of capabilities that adapt to the model (called by `build`)."""
         self._output: StructuredOutput[Any] | None = None
         self._store: Store | str | PathLike[str] | None = None
+        self._durability: str | None = None
         self._max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS
         self._files_root: str | PathLike[str] | None = None
 
@@ -231,11 +232,23 @@ class AgentBuilder:
             self._limits["presence"] = ToolCallPresence() if tool_call_presence else None
         return self
 
-    def store(self, store: Store | str | PathLike[str] | None = None) -> Self:
+    def store(
+        self, store: Store | str | PathLike[str] | None = None, *, durability: str | None = None
+    ) -> Self:
         """Keep runs in a store: sessions, pauses for answers, resumption after a crash.
         A `Store`, a path or `sqlite:///path`, `postgresql://…`, or None for the default
-        SQLite file `.hookagent/sessions.db` in the current folder."""
+        SQLite file `.hookagent/sessions.db` in the current folder. `durability`, for a
+        SQLite store: `"process"` (the default: survives the process dying at any moment)
+        or `"power"` (a power loss too, at the cost of a disk sync per tool call)."""
         self._store = store if store is not None else ".hookagent/sessions.db"
+        if durability is not None and not isinstance(self._store, str | PathLike):
+            raise ConfigError(
+                "durability is for a store given by path or URL; give it to the store "
+                "itself, e.g. SQLiteStore(path, durability=...)",
+                key="store(durability)",
+                value=repr(durability),
+            )
+        self._durability = durability
         return self
 
     def outputs(
@@ -280,7 +293,7 @@ class AgentBuilder:
         if isinstance(self._store, str | PathLike):
             from hookagent.store.open import open_store
 
-            store = open_store(self._store)
+            store = open_store(self._store, durability=self._durability)
         else:
             store = self._store
         agent = Agent(

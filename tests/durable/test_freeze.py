@@ -32,6 +32,10 @@ TRIALS = 12
 SEED = 13
 
 
+MODE = {"durability": "process"}
+"""The store's durability mode for the test running (forked children inherit it)."""
+
+
 def agent(db: Path, log: Path) -> h.Agent:
     @h.tool
     async def append(line: str) -> str:
@@ -46,7 +50,8 @@ def agent(db: Path, log: Path) -> h.Agent:
         turn("", {"name": "append", "args": {"line": f"L{i}"}, "id": f"c{i}"}) for i in range(CALLS)
     ]
     model = ScriptedModel([*steps, reply("all appended")], by_history=True)
-    return h.AgentBuilder().model(model).tools(append).store(SQLiteStore(db)).build()
+    store = SQLiteStore(db, durability=MODE["durability"])  # type: ignore[arg-type]
+    return h.AgentBuilder().model(model).tools(append).store(store).build()
 
 
 def fork(work: Any) -> int:
@@ -142,7 +147,11 @@ def trial(folder: Path, delay: float) -> dict[str, Any]:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_a_run_frozen_anywhere_and_taken_over_repeats_no_effect(tmp_path: Path) -> None:
+@pytest.mark.parametrize("durability", ["process", "power"])
+def test_a_run_frozen_anywhere_and_taken_over_repeats_no_effect(
+    tmp_path: Path, durability: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(MODE, "durability", durability)
     (tmp_path / "calibrate").mkdir()
     length = run_length(tmp_path / "calibrate")
     rng = random.Random(SEED)

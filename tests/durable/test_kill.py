@@ -35,6 +35,8 @@ CALLS = 8
 KILLS = int(os.environ.get("HOOKAGENT_KILLS", "24"))
 """Random kill moments per tool (HOOKAGENT_KILLS=80 to measure the in-doubt rate)."""
 WORKER = "kill-test-worker"
+MODE = {"durability": "process"}
+"""The store's durability mode for the test running (forked children inherit it)."""
 
 
 def scenario_turns() -> list[Any]:
@@ -59,7 +61,8 @@ def agent(db: Path, log: Path, *, reconciling: bool = False) -> h.Agent:
         return f"appended {line}"
 
     model = ScriptedModel(scenario_turns(), by_history=True)
-    return h.AgentBuilder().model(model).tools(append).store(SQLiteStore(db)).build()
+    store = SQLiteStore(db, durability=MODE["durability"])  # type: ignore[arg-type]
+    return h.AgentBuilder().model(model).tools(append).store(store).build()
 
 
 def in_child(work: Any) -> int:
@@ -198,10 +201,17 @@ def in_doubt_after_kills(
     return in_doubt_seen
 
 
+@pytest.fixture(params=["process", "power"])
+def durability(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each kill test runs with the store in each durability mode."""
+    monkeypatch.setitem(MODE, "durability", request.param)
+    return str(request.param)
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 @pytest.mark.parametrize("reconciling", [False, True], ids=["plain", "reconciling"])
 def test_sigkill_before_or_after_any_store_write_loses_nothing_and_repeats_nothing(
-    tmp_path: Path, reconciling: bool
+    tmp_path: Path, reconciling: bool, durability: str
 ) -> None:
     total = flushes_in_a_whole_run(tmp_path)
     # The start, `started` and the result of each call, the end: every barrier is a kill point
@@ -217,7 +227,7 @@ def test_sigkill_before_or_after_any_store_write_loses_nothing_and_repeats_nothi
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 @pytest.mark.parametrize("reconciling", [False, True], ids=["plain", "reconciling"])
-def test_sigkill_at_random_moments(tmp_path: Path, reconciling: bool) -> None:
+def test_sigkill_at_random_moments(tmp_path: Path, reconciling: bool, durability: str) -> None:
     """The same, killed after a random delay within a run (seeded: the same moments for
     both tools); a run that finished first is killed idle, which is harmless."""
     span = run_seconds(tmp_path)

@@ -15,18 +15,21 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Final, TypeVar, final
+from typing import Final, Literal, TypeVar, final
 
-from hookagent.errors import StoreError
+from hookagent.errors import ConfigError, StoreError
 from hookagent.store import sqlite_ops
 from hookagent.store.migrations.sqlite import LATEST, MIGRATIONS
 from hookagent.store.records import Flush, QuestionRecord, RunRecord, SessionRecord
 from hookagent.store.sqlite_sql import SQL, SQLiteRows
 
-__all__ = ["SQLiteRows", "SQLiteStore"]
+__all__ = ["DURABILITY", "Durability", "SQLiteRows", "SQLiteStore"]
+
+Durability = Literal["process", "power"]
+DURABILITY: Final[tuple[Durability, ...]] = ("process", "power")
 
 T = TypeVar("T")
 
@@ -52,9 +55,24 @@ _PRAGMAS: Final = (
 
 @final
 class SQLiteStore:
-    """The store in one SQLite file, created (with its folder) on `open` if missing."""
+    """The store in one SQLite file, created (with its folder) on `open` if missing.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    `durability` says which failure a run survives with nothing committed lost and no
+    effect run twice. `"process"` (the default): the process dying at any instruction
+    (`kill -9`, a crash, an OOM kill); commits reach the operating system, not the disk
+    (WAL, `synchronous=NORMAL`), so a power loss or kernel panic may lose the last ones.
+    `"power"`: a power loss too; the WAL is synced to disk at each barrier that precedes an
+    external effect (a tool's `started`), a pause and the end of a run, which makes every
+    commit before it durable as well, and nowhere else."""
+
+    def __init__(self, path: str | os.PathLike[str], *, durability: Durability = "process") -> None:
+        if durability not in DURABILITY:
+            raise ConfigError(
+                "must be 'process' (survives the process dying) or 'power' (also a power loss)",
+                key="durability",
+                value=repr(durability),
+            )
+        self.durability: Final = durability
         self._url = os.fspath(path)
         self._path = Path(path)
         self._executor: ThreadPoolExecutor | None = None
@@ -189,17 +207,20 @@ class SQLiteStore:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(executor, self._transaction, op, fn, write)
 
-    def _transaction(self, op: str, fn: Callable[[sqlite3.Connection], T], write: bool) -> T:
+    def _transaction(
+        self, op: str, fn: Callable[[sqlite3.Connection], T], write: bool, synced: bool = False
+    ) -> T:
         conn = self._conn
         if conn is None:
             raise StoreError(f"{self._url}: cannot {op}: the store is not open")
         try:
-            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                result = fn(conn)
-                conn.execute("COMMIT")
-            finally:
-                _rollback(conn)
+            with _syncing(conn, synced):
+                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                try:
+                    result = fn(conn)
+                    conn.execute("COMMIT")
+                finally:
+                    _rollback(conn)
         except sqlite3.Error as exc:
             raise self._fault(op, exc) from exc
         return result
@@ -266,10 +287,18 @@ class SQLiteStore:
         )
 
     async def flush(self, flush: Flush) -> None:
-        fast = self._fast
-        if fast is None or not self._flush_here(fast, flush):
-            await self._do(
-                "flush a run", lambda conn: sqlite_ops.flush(conn, flush, self._url), write=True
+        fast, synced = self._fast, self._synced(flush)
+        if fast is None or not self._flush_here(fast, flush, synced):
+            executor = self._executor
+            if executor is None:
+                raise StoreError(f"{self._url}: cannot flush a run: the store is not open")
+            await asyncio.get_running_loop().run_in_executor(
+                executor,
+                self._transaction,
+                "flush a run",
+                lambda conn: sqlite_ops.flush(conn, flush, self._url),
+                True,
+                synced,
             )
         self._commits += 1
         if self._commits >= CHECKPOINT_EVERY and self._checkpointing is None:
@@ -297,21 +326,31 @@ class SQLiteStore:
         if not future.cancelled() and future.exception() is not None:
             self._commits = CHECKPOINT_EVERY  # try again at the next flush
 
-    def _flush_here(self, conn: sqlite3.Connection, flush: Flush) -> bool:
+    def _synced(self, flush: Flush) -> bool:
+        """Whether this flush must reach the disk: in `power` mode, one before an effect
+        (a call `started`), a pause or an end."""
+        if self.durability != "power":
+            return False
+        ending = flush.status != "running" or bool(flush.questions)
+        return ending or any(call.state == "started" for call in flush.calls)
+
+    def _flush_here(self, conn: sqlite3.Connection, flush: Flush, synced: bool) -> bool:
         """Flush on this thread if the file's write lock is free at once; False if not."""
         try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == _BUSY:
-                return False
-            raise self._fault("flush a run", exc) from exc
-        try:
-            sqlite_ops.flush(conn, flush, self._url)
-            conn.execute("COMMIT")
+            with _syncing(conn, synced):
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if getattr(exc, "sqlite_errorcode", 0) & 0xFF == _BUSY:
+                        return False
+                    raise
+                try:
+                    sqlite_ops.flush(conn, flush, self._url)
+                    conn.execute("COMMIT")
+                finally:
+                    _rollback(conn)
         except sqlite3.Error as exc:
             raise self._fault("flush a run", exc) from exc
-        finally:
-            _rollback(conn)
         return True
 
     # -- questions ------------------------------------------------------------------------
@@ -374,3 +413,16 @@ def _rollback(conn: sqlite3.Connection) -> None:
     # the one to report.
     with contextlib.suppress(sqlite3.Error):
         conn.execute("ROLLBACK")
+
+
+@contextlib.contextmanager
+def _syncing(conn: sqlite3.Connection, synced: bool) -> Iterator[None]:
+    """Within: commits on `conn` are synced to disk (`synchronous=FULL`) if `synced`."""
+    if not synced:
+        yield
+        return
+    conn.execute("PRAGMA synchronous = FULL")
+    try:
+        yield
+    finally:
+        conn.execute("PRAGMA synchronous = NORMAL")
