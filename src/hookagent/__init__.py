@@ -1,108 +1,261 @@
-"""hookagent: an agent runtime whose loop is a skeleton of deterministic hooks."""
+"""hookagent: an agent runtime whose loop is a skeleton of deterministic hooks.
 
-from hookagent.agent import Agent
-from hookagent.builder import AgentBuilder
-from hookagent.capability import Capability
-from hookagent.errors import (
-    ApprovalError,
-    ConfigError,
-    HookagentError,
-    HookError,
-    LeaseLost,
-    ModelError,
-    RunError,
-    StoreError,
-    ToolError,
-)
-from hookagent.hooks.decision import Decision, Vote
-from hookagent.hooks.decorators import HookProvider, hook
-from hookagent.hooks.events import (
-    CompactEvent,
-    ContinueEvent,
-    ErrorEvent,
-    InferenceEvent,
-    InferenceResultEvent,
-    NotificationEvent,
-    PermissionEvent,
-    PromptEvent,
-    RunEvent,
-    StepEndEvent,
-    StepEvent,
-    StopEvent,
-    SubagentEvent,
-    TaskEvent,
-    ToolCallEvent,
-    ToolRefusedEvent,
-    ToolResultEvent,
-)
-from hookagent.hooks.hook import Hook, make_hook
-from hookagent.hooks.matchers import AllOf, AnyOf, Not
-from hookagent.hooks.points import (
-    AFTER_COMPACT,
-    AFTER_INFERENCE,
-    AFTER_STEP,
-    AFTER_TOOL,
-    ALL_POINTS,
-    BEFORE_COMPACT,
-    BEFORE_INFERENCE,
-    BEFORE_STEP,
-    BEFORE_TOOL,
-    EXECUTION_END,
-    EXECUTION_START,
-    NOTIFICATION,
-    ON_ERROR,
-    PERMISSION_REQUEST,
-    SESSION_END,
-    SESSION_START,
-    SHOULD_CONTINUE,
-    STOP,
-    SUBAGENT_START,
-    SUBAGENT_STOP,
-    TASK_COMPLETED,
-    TASK_CREATED,
-    TOOL_REFUSED,
-    USER_PROMPT,
-    HookPoint,
-)
-from hookagent.hooks.result import HookResult
-from hookagent.kernel.approval import Answer, Question
-from hookagent.kernel.metadata import MetadataKey
-from hookagent.kernel.result import DecisionLog, RunResult
-from hookagent.kernel.state import RunState
-from hookagent.kernel.stream import (
-    DecisionMade,
-    ModelReplied,
-    RunFinished,
-    StepFinished,
-    StepStarted,
-    StreamEvent,
-    ToolFinished,
-    ToolStarted,
-)
-from hookagent.kernel.view import RunView
-from hookagent.messages import (
-    AssistantMessage,
-    SystemMessage,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
-from hookagent.models.base import (
-    Model,
-    ModelRequest,
-    ModelResponse,
-    OutputSpec,
-    ReasoningDelta,
-    StreamingModel,
-    TextDelta,
-    ToolCallDelta,
-    ToolSpec,
-)
-from hookagent.policies.error_policy import ErrorPolicy
-from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
-from hookagent.tools.base import Reconciled, Reconciles, Tool, ToolContext, ToolResult
-from hookagent.tools.function import FunctionTool, tool
-from hookagent.usage import Usage
+The names below are imported on first use (PEP 562), so `import hookagent` and the
+command line start without loading the runtime: `hookagent --help` reads no more than it
+shows. `from hookagent import Agent` and `hookagent.Agent` work as for any package."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hookagent.agent import Agent
+    from hookagent.builder import AgentBuilder
+    from hookagent.capability import Capability
+    from hookagent.errors import (
+        ApprovalError,
+        ConfigError,
+        HookagentError,
+        HookError,
+        LeaseLost,
+        ModelError,
+        RunError,
+        StoreError,
+        ToolError,
+    )
+    from hookagent.hooks.decision import (
+        Decision,
+        Vote,
+    )
+    from hookagent.hooks.decorators import (
+        HookProvider,
+        hook,
+    )
+    from hookagent.hooks.events import (
+        CompactEvent,
+        ContinueEvent,
+        ErrorEvent,
+        InferenceEvent,
+        InferenceResultEvent,
+        NotificationEvent,
+        PermissionEvent,
+        PromptEvent,
+        RunEvent,
+        StepEndEvent,
+        StepEvent,
+        StopEvent,
+        SubagentEvent,
+        TaskEvent,
+        ToolCallEvent,
+        ToolRefusedEvent,
+        ToolResultEvent,
+    )
+    from hookagent.hooks.hook import (
+        Hook,
+        make_hook,
+    )
+    from hookagent.hooks.matchers import (
+        AllOf,
+        AnyOf,
+        Not,
+    )
+    from hookagent.hooks.points import (
+        AFTER_COMPACT,
+        AFTER_INFERENCE,
+        AFTER_STEP,
+        AFTER_TOOL,
+        ALL_POINTS,
+        BEFORE_COMPACT,
+        BEFORE_INFERENCE,
+        BEFORE_STEP,
+        BEFORE_TOOL,
+        EXECUTION_END,
+        EXECUTION_START,
+        NOTIFICATION,
+        ON_ERROR,
+        PERMISSION_REQUEST,
+        SESSION_END,
+        SESSION_START,
+        SHOULD_CONTINUE,
+        STOP,
+        SUBAGENT_START,
+        SUBAGENT_STOP,
+        TASK_COMPLETED,
+        TASK_CREATED,
+        TOOL_REFUSED,
+        USER_PROMPT,
+        HookPoint,
+    )
+    from hookagent.hooks.result import HookResult
+    from hookagent.kernel.approval import (
+        Answer,
+        Question,
+    )
+    from hookagent.kernel.metadata import MetadataKey
+    from hookagent.kernel.result import (
+        DecisionLog,
+        RunResult,
+    )
+    from hookagent.kernel.state import RunState
+    from hookagent.kernel.stream import (
+        DecisionMade,
+        ModelReplied,
+        RunFinished,
+        StepFinished,
+        StepStarted,
+        StreamEvent,
+        ToolFinished,
+        ToolStarted,
+    )
+    from hookagent.kernel.view import RunView
+    from hookagent.messages import (
+        AssistantMessage,
+        SystemMessage,
+        ToolCall,
+        ToolResultMessage,
+        UserMessage,
+    )
+    from hookagent.models.base import (
+        Model,
+        ModelRequest,
+        ModelResponse,
+        OutputSpec,
+        ReasoningDelta,
+        StreamingModel,
+        TextDelta,
+        ToolCallDelta,
+        ToolSpec,
+    )
+    from hookagent.policies.error_policy import ErrorPolicy
+    from hookagent.policies.limits import (
+        StepLimit,
+        TimeLimit,
+        TokenLimit,
+        ToolCallPresence,
+    )
+    from hookagent.tools.base import (
+        Reconciled,
+        Reconciles,
+        Tool,
+        ToolContext,
+        ToolResult,
+    )
+    from hookagent.tools.function import (
+        FunctionTool,
+        tool,
+    )
+    from hookagent.usage import Usage
+
+_HOME: dict[str, str] = {
+    "Agent": "hookagent.agent",
+    "AgentBuilder": "hookagent.builder",
+    "Capability": "hookagent.capability",
+    "ApprovalError": "hookagent.errors",
+    "ConfigError": "hookagent.errors",
+    "HookagentError": "hookagent.errors",
+    "HookError": "hookagent.errors",
+    "LeaseLost": "hookagent.errors",
+    "ModelError": "hookagent.errors",
+    "RunError": "hookagent.errors",
+    "StoreError": "hookagent.errors",
+    "ToolError": "hookagent.errors",
+    "Decision": "hookagent.hooks.decision",
+    "Vote": "hookagent.hooks.decision",
+    "HookProvider": "hookagent.hooks.decorators",
+    "hook": "hookagent.hooks.decorators",
+    "CompactEvent": "hookagent.hooks.events",
+    "ContinueEvent": "hookagent.hooks.events",
+    "ErrorEvent": "hookagent.hooks.events",
+    "InferenceEvent": "hookagent.hooks.events",
+    "InferenceResultEvent": "hookagent.hooks.events",
+    "NotificationEvent": "hookagent.hooks.events",
+    "PermissionEvent": "hookagent.hooks.events",
+    "PromptEvent": "hookagent.hooks.events",
+    "RunEvent": "hookagent.hooks.events",
+    "StepEndEvent": "hookagent.hooks.events",
+    "StepEvent": "hookagent.hooks.events",
+    "StopEvent": "hookagent.hooks.events",
+    "SubagentEvent": "hookagent.hooks.events",
+    "TaskEvent": "hookagent.hooks.events",
+    "ToolCallEvent": "hookagent.hooks.events",
+    "ToolRefusedEvent": "hookagent.hooks.events",
+    "ToolResultEvent": "hookagent.hooks.events",
+    "Hook": "hookagent.hooks.hook",
+    "make_hook": "hookagent.hooks.hook",
+    "AllOf": "hookagent.hooks.matchers",
+    "AnyOf": "hookagent.hooks.matchers",
+    "Not": "hookagent.hooks.matchers",
+    "AFTER_COMPACT": "hookagent.hooks.points",
+    "AFTER_INFERENCE": "hookagent.hooks.points",
+    "AFTER_STEP": "hookagent.hooks.points",
+    "AFTER_TOOL": "hookagent.hooks.points",
+    "ALL_POINTS": "hookagent.hooks.points",
+    "BEFORE_COMPACT": "hookagent.hooks.points",
+    "BEFORE_INFERENCE": "hookagent.hooks.points",
+    "BEFORE_STEP": "hookagent.hooks.points",
+    "BEFORE_TOOL": "hookagent.hooks.points",
+    "EXECUTION_END": "hookagent.hooks.points",
+    "EXECUTION_START": "hookagent.hooks.points",
+    "NOTIFICATION": "hookagent.hooks.points",
+    "ON_ERROR": "hookagent.hooks.points",
+    "PERMISSION_REQUEST": "hookagent.hooks.points",
+    "SESSION_END": "hookagent.hooks.points",
+    "SESSION_START": "hookagent.hooks.points",
+    "SHOULD_CONTINUE": "hookagent.hooks.points",
+    "STOP": "hookagent.hooks.points",
+    "SUBAGENT_START": "hookagent.hooks.points",
+    "SUBAGENT_STOP": "hookagent.hooks.points",
+    "TASK_COMPLETED": "hookagent.hooks.points",
+    "TASK_CREATED": "hookagent.hooks.points",
+    "TOOL_REFUSED": "hookagent.hooks.points",
+    "USER_PROMPT": "hookagent.hooks.points",
+    "HookPoint": "hookagent.hooks.points",
+    "HookResult": "hookagent.hooks.result",
+    "Answer": "hookagent.kernel.approval",
+    "Question": "hookagent.kernel.approval",
+    "MetadataKey": "hookagent.kernel.metadata",
+    "DecisionLog": "hookagent.kernel.result",
+    "RunResult": "hookagent.kernel.result",
+    "RunState": "hookagent.kernel.state",
+    "DecisionMade": "hookagent.kernel.stream",
+    "ModelReplied": "hookagent.kernel.stream",
+    "RunFinished": "hookagent.kernel.stream",
+    "StepFinished": "hookagent.kernel.stream",
+    "StepStarted": "hookagent.kernel.stream",
+    "StreamEvent": "hookagent.kernel.stream",
+    "ToolFinished": "hookagent.kernel.stream",
+    "ToolStarted": "hookagent.kernel.stream",
+    "RunView": "hookagent.kernel.view",
+    "AssistantMessage": "hookagent.messages",
+    "SystemMessage": "hookagent.messages",
+    "ToolCall": "hookagent.messages",
+    "ToolResultMessage": "hookagent.messages",
+    "UserMessage": "hookagent.messages",
+    "Model": "hookagent.models.base",
+    "ModelRequest": "hookagent.models.base",
+    "ModelResponse": "hookagent.models.base",
+    "OutputSpec": "hookagent.models.base",
+    "ReasoningDelta": "hookagent.models.base",
+    "StreamingModel": "hookagent.models.base",
+    "TextDelta": "hookagent.models.base",
+    "ToolCallDelta": "hookagent.models.base",
+    "ToolSpec": "hookagent.models.base",
+    "ErrorPolicy": "hookagent.policies.error_policy",
+    "StepLimit": "hookagent.policies.limits",
+    "TimeLimit": "hookagent.policies.limits",
+    "TokenLimit": "hookagent.policies.limits",
+    "ToolCallPresence": "hookagent.policies.limits",
+    "Reconciled": "hookagent.tools.base",
+    "Reconciles": "hookagent.tools.base",
+    "Tool": "hookagent.tools.base",
+    "ToolContext": "hookagent.tools.base",
+    "ToolResult": "hookagent.tools.base",
+    "FunctionTool": "hookagent.tools.function",
+    "tool": "hookagent.tools.function",
+    "Usage": "hookagent.usage",
+}
+"""Where each public name lives."""
 
 __all__ = [
     "AFTER_COMPACT",
@@ -212,3 +365,16 @@ __all__ = [
     "make_hook",
     "tool",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'hookagent' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
