@@ -122,7 +122,7 @@ def test_sub_folders_are_read_and_a_bad_file_is_a_warning(tmp_path: Path) -> Non
     bad = tmp_path / "ops" / "broken.md"
     bad.write_text("---\nname: broken\ndescription: 'never closed\n---\nBody\n")
     twin = agent_file(tmp_path / "zz", "backend", "")
-    registry = AgentRegistry.from_dirs(tmp_path)
+    registry = AgentRegistry.from_dirs(tmp_path, tmp_path / "." / "ops" / "..")  # read once
     assert sorted(registry.specs) == ["backend", "frontend", "ops-deep"]
     assert registry.warnings == [
         f"{bad}: front matter line 3: cannot read `description`: found unexpected end of "

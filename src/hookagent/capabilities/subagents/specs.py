@@ -100,8 +100,10 @@ class AgentRegistry:
         folder the first file of a name wins; the others, and files that cannot be read,
         are named in `warnings`."""
         registry = cls()
+        read: set[Path] = set()
         for folder in map(Path, dirs):
-            if folder.is_dir():
+            if folder.is_dir() and folder.resolve() not in read:  # a folder given twice: once
+                read.add(folder.resolve())
                 registry._load_folder(folder)
         return registry
 
