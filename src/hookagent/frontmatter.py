@@ -14,9 +14,10 @@ as Claude Code's JavaScript reader sees them: `true`/`false`, numbers and nulls 
 Claude Code also loads files whose block is not valid YAML, and many published ones are not:
 an unquoted `description:` holding `: `, or running on over unindented lines of `<example>`
 dialogue (`Context: …`, `user: …`). Such a block is read key by key: a line at the left
-margin starts a key unless it continues a plain text value (there only the keys Claude Code
-defines start one), each key's lines are read as YAML on their own, and a plain value that
-still is not YAML is kept as written. `FrontMatter.lenient` says why the block needed this.
+margin starts a key unless it continues a plain text value (there only a key Claude Code
+defines, a key with `-` or `_`, or one whose value opens below it starts one), each key's
+lines are read as YAML on their own, and a plain value that still is not YAML is kept as
+written. `FrontMatter.lenient` says why the block needed this.
 
 Values are read when asked for: a key no caller reads is never an error, and one that is read
 but cannot be is a `ConfigError` naming the file and the line, never a guess.
