@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -342,3 +343,40 @@ def test_a_submitted_run_keeps_the_project_for_the_worker(project: Project) -> N
     assert "WORKER-SEES-THIS" in request["system"]
     assert request["messages"][0].startswith("You're an issue triage assistant.")
     assert "77" in request["messages"][0]
+
+
+def test_mcp_servers_of_the_project_and_a_plugin_are_started(project: Project) -> None:
+    """The project's `.mcp.json` and a plugin's (no `mcpServers` wrapper, its
+    `${CLAUDE_PLUGIN_ROOT}` set) start with the run; the SDK test server answers."""
+    from capabilities.test_mcp import SERVER
+
+    math = {"command": sys.executable, "args": [SERVER]}
+    write(project.dir / ".mcp.json", {"mcpServers": {"math": math, "off": math}})
+    plugin = project.tmp / "calc"
+    write(plugin / ".claude-plugin" / "plugin.json", {"name": "calc"})
+    write(plugin / ".mcp.json", {"calc": {**math, "env": {"ROOT": "${CLAUDE_PLUGIN_ROOT}"}}})
+    project.settings(
+        {
+            "permissions": {"allow": ["mcp__math__add", "mcp__calc__env_get"]},
+            "disabledMcpjsonServers": ["off"],
+        }
+    )
+    calls = [
+        {"name": "mcp__math__add", "args": {"a": 2, "b": 3}},
+        {"name": "mcp__calc__env_get", "args": {"name": "ROOT"}},
+        {"name": "mcp__off__add", "args": {"a": 1, "b": 1}},
+    ]
+    turns = project.turns({"tool_calls": calls}, {"text": "done"})
+    done = project.run(
+        "add", "--claude-project", ".", "--claude-plugin", str(plugin), "--json", turns=turns
+    )
+    assert done.returncode == 0, done.stderr
+    added, root, off = json.loads(done.stdout)["tool_calls"]
+    assert json.loads(added["result"]) == {"total": 5}
+    assert root["result"] == str(plugin.resolve())
+    assert off["is_error"]  # disabled: no such tool
+    assert "MCP server 'off'" in done.stderr and "not enabled" in done.stderr
+    check = json.loads(project.check("--claude-project", ".", "--json").stdout)
+    assert check["project"]["mcp"] == [{"name": "math", "file": str(project.dir / ".mcp.json")}]
+    text = project.check("--claude-project", ".").stdout
+    assert f"MCP server math: {project.dir / '.mcp.json'}" in text

@@ -46,6 +46,7 @@ from hookagent.claude.payload import (
     claude_tool_name,
     failure_type,
 )
+from hookagent.claude.project_events import occurrences
 from hookagent.claude.prompt_hook import PromptModels, ask
 from hookagent.claude.rules import PermissionRule, compile_rule
 from hookagent.claude.runner import run_handler, timeout_for
@@ -221,7 +222,9 @@ class EventHandlers:
         if not applies_to(self._event, event):
             return None
         session = self._sessions.of(event.run)
-        result = await self._answer(event, session)
+        result = None
+        for occurrence in occurrences(self._event, event, self._options):
+            result = await self._answer(occurrence, session) or result
         if self._event == "SessionStart":
             result = _with_env_file(result, event, session)
         return result

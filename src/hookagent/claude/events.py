@@ -67,6 +67,8 @@ FIRED: Final[dict[str, EventMapping]] = {
     "StopFailure": EventMapping(ON_ERROR, "observer", "error", last=True),
     "TaskCreated": EventMapping(TASK_CREATED, "guard", None),
     "TaskCompleted": EventMapping(TASK_COMPLETED, "guard", None),
+    "InstructionsLoaded": EventMapping(SESSION_START, "observer", "load_reason"),
+    "UserPromptExpansion": EventMapping(USER_PROMPT, "guard", "command_name"),
 }
 """Claude Code events hookagent fires; the others in settings files are parsed, not fired."""
 

@@ -105,6 +105,9 @@ def build_payload(event_name: str, event: Any, ctx: PayloadContext) -> dict[str,
 
 
 def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
+    if hasattr(event, "claude_fields"):  # project_events: InstructionsLoaded, UserPromptExpansion
+        fields: dict[str, Any] = event.claude_fields()
+        return fields
     if isinstance(event, ToolCallEvent | ToolResultEvent):
         return _tool_fields(event_name, event, ctx)
     if isinstance(event, PermissionEvent):

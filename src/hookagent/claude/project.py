@@ -169,7 +169,7 @@ def load_project(
         ),
         plugins=plugins,
         warnings=(*judged.warnings, *notes, *(n for p in plugins for n in p.not_honoured)),
-        errors=(*judged.errors, *_mcp_refused(root, plugins)),
+        errors=(*judged.errors, *_mcp_refused(plugins)),
         mcp_filter=judged.mcp_filter,
     )
 
@@ -298,16 +298,13 @@ def _skills(
     )
 
 
-def _mcp_refused(root: Path | None, plugins: Sequence[Plugin]) -> list[str]:
-    files = [root / ".mcp.json"] if root is not None and (root / ".mcp.json").is_file() else []
-    files += [Path(f) for p in plugins for f in p.mcp_files]
-    refused = [f"{f}: its MCP servers are not started with --claude-project" for f in files]
-    refused += [
-        f"{p.manifest}, mcpServers: MCP servers are not started with --claude-plugin"
+def _mcp_refused(plugins: Sequence[Plugin]) -> list[str]:
+    return [
+        f"{p.manifest}, mcpServers: MCP servers written in plugin.json are not started; "
+        "put them in the plugin's .mcp.json"
         for p in plugins
         if p.inline_mcp is not None
     ]
-    return refused
 
 
 def _existing(*paths: Path | None) -> tuple[str, ...]:

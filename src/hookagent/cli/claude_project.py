@@ -23,9 +23,18 @@ from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
     from hookagent.builder import AgentBuilder
+    from hookagent.capabilities.mcp import MCP
+    from hookagent.capabilities.mcp.claude_config import MCPConfigs
     from hookagent.cli.agent_spec import RunOptions
 
-__all__ = ["expand_prompt", "install_project", "prepare", "project_of", "project_report"]
+__all__ = [
+    "expand_prompt",
+    "install_project",
+    "prepare",
+    "project_of",
+    "project_report",
+    "with_project_mcp",
+]
 
 
 def project_of(options: RunOptions) -> ClaudeProject:
@@ -53,7 +62,10 @@ def expand_prompt(options: RunOptions) -> RunOptions:
 
 
 def install_project(
-    builder: AgentBuilder, options: RunOptions, warn: Callable[[str], object]
+    builder: AgentBuilder,
+    options: RunOptions,
+    warn: Callable[[str], object],
+    mcp: MCP | None = None,
 ) -> ClaudeProject:
     """Give `builder` the project and plugins of `options` (see the module's docstring)."""
     project = project_of(options)
@@ -71,7 +83,7 @@ def install_project(
     prompt = "\n\n".join(p for p in (options.system, project.instructions.prompt) if p)
     if prompt:
         builder.system_prompt(prompt)
-    _hooks(builder, project, options, warn)
+    _hooks(builder, project, options, warn, mcp)
     _permissions(builder, project, options)
     _components(builder, project, warn)
     return project
@@ -82,7 +94,10 @@ def _hooks(
     project: ClaudeProject,
     options: RunOptions,
     warn: Callable[[str], object],
+    mcp: MCP | None,
 ) -> None:
+    """The hooks of every settings file and plugin; `mcp_tool` handlers call the run's MCP
+    servers over its connections."""
     from hookagent.claude.bridge import ClaudeHooks
     from hookagent.claude.options import ClaudeHookOptions
 
@@ -93,6 +108,7 @@ def _hooks(
                 project_dir=project.root,
                 instructions=project.instructions.files,
                 expansion=options.expansion,
+                mcp_servers={} if mcp is None else {n: mcp.connection(n) for n in mcp.servers},
             ),
             allow_unsupported=options.allow_unsupported_hooks,
             warn=warn,
@@ -124,24 +140,18 @@ def _components(
     builder: AgentBuilder, project: ClaudeProject, warn: Callable[[str], object]
 ) -> None:
     """Agents (the user's, the plugins', then the project's, later replacing earlier) and
-    skills (the user's, the project's, then the plugins', earlier winning), each file that
-    cannot be read named in a warning."""
+    skills (the user's, the project's, then the plugins', earlier winning); each file that
+    cannot be read is in the builder's warnings, which `build_agent` prints."""
     for line in project.instructions.warnings:
         warn(line)
     if project.agent_dirs:
         from hookagent.capabilities.subagents import AgentRegistry, Subagents
 
-        registry = AgentRegistry.from_dirs(*project.agent_dirs)
-        for line in registry.warnings:
-            warn(line)
-        builder.with_(Subagents(registry))
+        builder.with_(Subagents(AgentRegistry.from_dirs(*project.agent_dirs)))
     if project.skill_dirs:
         from hookagent.capabilities.skills import Skills
 
-        skills = Skills(*project.skill_dirs)
-        for line in skills.warnings:
-            warn(line)
-        builder.with_(skills)
+        builder.with_(Skills(*project.skill_dirs))
     if project.instructions.path_rules:
         from hookagent.claude.path_rules import PathRules
 
@@ -176,7 +186,10 @@ def project_report(project: ClaudeProject) -> dict[str, Any]:
             }
             for name, c in sorted(project.commands.items())
         ],
-        "mcp": [f for f, _ in project.mcp_files],
+        "mcp": [
+            {"name": name, "file": server.file}
+            for name, server in project_mcp(project).servers.items()
+        ],
         "plugins": [{"name": p.name, "root": p.root} for p in project.plugins],
         "not_honoured": list(project.errors),
     }
@@ -217,3 +230,56 @@ def _skills(project: ClaudeProject) -> list[dict[str, Any]]:
     library = SkillLibrary.scan(*project.skill_dirs)
     found: list[dict[str, Any]] = [{"name": s.name, "file": str(s.path)} for s in library]
     return found + [{"warning": w} for w in library.warnings]
+
+
+def project_mcp(project: ClaudeProject) -> MCPConfigs:
+    """The servers of the project's `.mcp.json` that its settings enable
+    (`enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`; all
+    but the disabled ones when none says), then of each plugin's `.mcp.json` with
+    `${CLAUDE_PLUGIN_ROOT}` set; a wrong entry is a warning that keeps the others."""
+    from hookagent.capabilities.mcp.claude_config import MCPConfigs, load_mcp_configs
+
+    servers: dict[str, Any] = {}
+    warnings: list[str] = []
+    for file, plugin_root in project.mcp_files:
+        found = load_mcp_configs([file], plugin_root=plugin_root, strict=False)
+        warnings += found.warnings
+        for name, server in found.servers.items():
+            why = None if plugin_root is not None else _not_enabled(name, project.mcp_filter)
+            if why is not None:
+                warnings.append(
+                    f"MCP server {name!r} of {file} is not enabled ({why}); not started"
+                )
+                continue
+            if name in servers:
+                warnings.append(
+                    f"MCP server {name!r} of {servers[name].file} is replaced by the one of {file}"
+                )
+            servers[name] = server
+    return MCPConfigs(servers, tuple(warnings))
+
+
+def with_project_mcp(options: RunOptions, configs: MCPConfigs) -> MCPConfigs:
+    """`configs` (`--mcp-config`, discovery) over the servers of the project's and the
+    plugins' `.mcp.json` (`project_mcp`), whose warnings are printed."""
+    import typer
+
+    from hookagent.capabilities.mcp.claude_config import MCPConfigs
+
+    found = project_mcp(project_of(options))
+    for line in found.warnings:
+        typer.echo(f"warning: {line}", err=True)
+    return MCPConfigs({**found.servers, **configs.servers}, found.warnings + configs.warnings)
+
+
+def _not_enabled(name: str, switches: Any) -> str | None:
+    """Why the project's settings leave the server `name` of its `.mcp.json` off, if they do."""
+    disabled = switches.get("disabledMcpjsonServers")
+    if isinstance(disabled, list) and name in disabled:
+        return "disabledMcpjsonServers"
+    if switches.get("enableAllProjectMcpServers") is True:
+        return None
+    enabled = switches.get("enabledMcpjsonServers")
+    if isinstance(enabled, list) and name not in enabled:
+        return "not in enabledMcpjsonServers"
+    return None

@@ -63,8 +63,8 @@ def _print_project(found: dict[str, Any]) -> None:
         console.print(f"agent {agent['name']} (model {agent['model']}): {agent['file']}")
     for skill in found["skills"]:
         console.print(f"skill {skill['name']}: {skill['file']}")
-    for where in found["mcp"]:
-        console.print(f"MCP servers: {where}")
+    for server in found["mcp"]:
+        console.print(f"MCP server {server['name']}: {server['file']}")
     for plugin in found["plugins"]:
         console.print(f"plugin {plugin['name']}: {plugin['root']}")
     if found["env"]:

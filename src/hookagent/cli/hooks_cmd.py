@@ -43,6 +43,8 @@ from hookagent.claude.model import (
 from hookagent.claude.output import read_verdict
 from hookagent.claude.rules import compile_rule
 from hookagent.claude.runner import default_timeout, run_handler
+from hookagent.cli.agent_spec import RunOptions
+from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.hooks_check import check_report, handler_text, print_check
 from hookagent.cli.settings_files import read_settings, settings_files, settings_line
 from hookagent.cli.validate import existing_dir
@@ -119,10 +121,24 @@ def check(
         bool,
         typer.Option("--wide", help="One line per handler, however long (default: wrapped)."),
     ] = False,
+    claude_project: ClaudeProjectOption = None,
+    claude_plugin: ClaudePluginOption = None,
 ) -> None:
     """Validate settings files and list which handler fires where (exit 1 on errors)."""
 
     def go() -> int:
+        if claude_project is not None or claude_plugin:
+            from hookagent.cli.claude_project_check import check_project
+
+            options = RunOptions(
+                prompt="",
+                model="",
+                settings=tuple(str(s) for s in settings or ()),
+                claude_project=claude_project,
+                claude_plugins=tuple(claude_plugin or ()),
+            )
+            allow = allow_unsupported_hooks
+            return check_project(options, allow=allow, strict=strict, as_json=as_json, wide=wide)
         existing_dir("--project", project)
         out = _Out(json=as_json, wide=wide)
         files = settings or []

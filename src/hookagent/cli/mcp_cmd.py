@@ -73,6 +73,10 @@ async def connected(options: RunOptions) -> AsyncIterator[MCP | None]:
     configs = server_configs(
         options.mcp_configs, cwd=options.cwd, discover=options.discover_settings
     )
+    if options.claude_project is not None or options.claude_plugins:
+        from hookagent.cli.claude_project import with_project_mcp
+
+        configs = with_project_mcp(options, configs)  # .mcp.json of the project and plugins
     if not configs.servers:
         yield None
         return
