@@ -43,6 +43,7 @@ __all__ = [
     "connected_agent",
     "options_of",
     "saved_options",
+    "scripted_path",
 ]
 
 CLI_KEY: Final = "cli"
@@ -96,6 +97,9 @@ class RunOptions:
     """The directory the agent works in: Bash without `--root` runs there, Claude Code
     settings are discovered from there, module plugins are imported from there. None: the
     current directory."""
+    replies_before: int = 0
+    """For a `scripted:` model in a session: the session's replies its script does not
+    cover (earlier runs answered by another script; see `cli.session_script`)."""
     claude_project: str | None = None
     """`--claude-project`: a Claude Code project folder run as it is (`cli.claude_project`)."""
     claude_plugins: tuple[str, ...] = ()
@@ -187,11 +191,12 @@ def _built(builder: AgentBuilder) -> Agent:
 
 
 def _model(options: RunOptions, *, durable: bool) -> Model:
-    provider, sep, path = options.model.partition(":")
-    if durable and provider == "scripted" and sep and path:
-        # By history: turn k answers a history with k replies, so one script serves a whole
-        # session, across the processes that run, resume and continue it.
-        return ScriptedModel.from_file(_absolute(path, options.cwd), by_history=True)
+    path = scripted_path(options)
+    if durable and path is not None:
+        # By history: turn k answers a history with k replies (after those of the session
+        # that another script answered), so one script serves a whole session, across the
+        # processes that run, resume and continue it.
+        return ScriptedModel.from_file(path, by_history=True, replies_before=options.replies_before)
     return resolve_model(options.model, base_url=options.base_url)
 
 
@@ -208,9 +213,9 @@ def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
 
         bash = Bash.from_claude_settings(  # the settings' `sandbox` keys
             options.root or options.cwd or ".",
-            project_dir=options.cwd or ".",
+            project_dir=options.claude_project or options.cwd or ".",
             explicit=options.settings,
-            include_standard=options.discover_settings,
+            include_standard=options.discover_settings or options.claude_project is not None,
         )
         builder.with_(bash)
 
@@ -314,6 +319,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
         "allow_bash": (bool,),
         "read_only": (bool,),
         "approvals": (bool,),
+        "replies_before": (int,),
         "claude_project": (str,),
         "base_url": (str,),
         "cwd": (str,),
@@ -335,6 +341,12 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
             )
         values[key] = tuple(items)
     return RunOptions(**values)
+
+
+def scripted_path(options: RunOptions) -> str | None:
+    """The absolute path of the script of a `scripted:` model; None for other models."""
+    provider, sep, path = options.model.partition(":")
+    return _absolute(path, options.cwd) if provider == "scripted" and sep and path else None
 
 
 def _absolute(path: str, cwd: str | None) -> str:

@@ -48,14 +48,16 @@ def run_in_session(options: RunOptions) -> int:
     it; the open questions and how to answer them if it ends waiting."""
     from hookagent.cli.app import _console, exit_code, interrupted
     from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
+    from hookagent.cli.session_script import continued_script
 
     store = open_store(options.store, project_dir=options.cwd or os.getcwd())
-    metadata = {CLI_KEY: saved_options(options)}
     console = _console()
     renderer = None if options.json else LiveRenderer(console)
 
     async def go(store: Store) -> Outcome:
-        async with connected_agent(options, store) as (agent, _):
+        run_options = await continued_script(store, options)
+        metadata = {CLI_KEY: saved_options(run_options)}
+        async with connected_agent(run_options, store) as (agent, _):
             result = await stream_run(
                 agent, options.prompt, renderer, metadata=metadata, session=options.session
             )

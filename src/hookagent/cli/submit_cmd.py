@@ -17,6 +17,7 @@ from typing import Any, Final
 import typer
 
 from hookagent.cli.agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
+from hookagent.cli.session_script import continued_script
 from hookagent.cli.session_views import emit_json
 from hookagent.cli.store_access import in_store
 from hookagent.cli.validate import check_run_options
@@ -49,10 +50,11 @@ def submit_run(options: RunOptions) -> int:
     options = replace(options, cwd=cwd)
     check_run_options(options)
     store = open_store(options.store, project_dir=cwd)
-    metadata = {CLI_KEY: saved_options(options)}
 
     async def go(store: Store) -> tuple[str, str]:
-        async with connected_agent(options, store) as (agent, _):  # its MCP servers checked
+        queued = await continued_script(store, options)
+        metadata = {CLI_KEY: saved_options(queued)}
+        async with connected_agent(queued, store) as (agent, _):  # its MCP servers checked
             run_id = await agent.submit(options.prompt, session=options.session, metadata=metadata)
         run = await store.run(run_id)
         session = await store.session(run.session_id) if run is not None else None

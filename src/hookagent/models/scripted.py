@@ -154,7 +154,12 @@ class ScriptedModel:
     """Plays `turns` in order: ModelResponse objects, or dicts `{"text", "tool_calls"}`."""
 
     def __init__(
-        self, turns: Sequence[Any], *, source: str = "script", by_history: bool = False
+        self,
+        turns: Sequence[Any],
+        *,
+        source: str = "script",
+        by_history: bool = False,
+        replies_before: int = 0,
     ) -> None:
         if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
             raise ConfigError("a script must be a list of turns", file=source)
@@ -164,12 +169,22 @@ class ScriptedModel:
         self.by_history = by_history
         """Answer with turn k when the history holds k assistant replies, instead of in call
         order: a script then serves a whole session, across processes that resume it."""
+        self.replies_before = replies_before
+        """With `by_history`: replies of the history that are not this script's (a session's
+        earlier runs, answered by another script); turn k answers `replies_before + k`."""
         self.calls: list[RecordedCall] = []
 
     @classmethod
-    def from_file(cls, path: str | Path, *, by_history: bool = False) -> ScriptedModel:
+    def from_file(
+        cls, path: str | Path, *, by_history: bool = False, replies_before: int = 0
+    ) -> ScriptedModel:
         file = Path(path)
-        return cls(read_script(file), source=str(file), by_history=by_history)
+        return cls(
+            read_script(file),
+            source=str(file),
+            by_history=by_history,
+            replies_before=replies_before,
+        )
 
     @property
     def name(self) -> str:
@@ -191,17 +206,30 @@ class ScriptedModel:
             )
         )
         if self.by_history:
-            self._next = sum(1 for m in messages if isinstance(m, AssistantMessage))
+            replies = sum(1 for m in messages if isinstance(m, AssistantMessage))
+            self._next = max(0, replies - self.replies_before)
         if self._next >= len(self._turns):
-            raise ModelError(
-                f"the script has {_count_turns(len(self._turns))} and call "
-                f"{len(self.calls)} asked for one more",
-                provider="scripted",
-                model=self._source,
-            )
+            raise ModelError(self._exhausted(), provider="scripted", model=self._source)
         response = self._turns[self._next]
         self._next += 1
         return response
+
+    def _exhausted(self) -> str:
+        have = _count_turns(len(self._turns))
+        if not self.by_history:
+            return f"the script has {have} and call {len(self.calls)} asked for one more"
+        earlier = (
+            f" after {self.replies_before} replies of the session's earlier runs, which "
+            "another script answered"
+            if self.replies_before
+            else ""
+        )
+        return (
+            f"the script has {have} and reply {self._next + 1} was asked for{earlier}: a "
+            "script kept with a session answers by the replies in its history (turn k for "
+            "the k-th reply of the runs it serves), so it needs a turn for every reply of "
+            "this run"
+        )
 
     async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
         """The next turn, reported piece by piece as a provider would stream it."""
