@@ -106,3 +106,25 @@ def test_a_tool_name_with_a_lone_surrogate_is_played_not_refused() -> None:
     model = ScriptedModel([{"tool_calls": [{"name": "\ud800", "args": {"a": "\udc00"}}]}])
     [call] = model._turns[0].message.tool_calls
     assert call.name == "\ufffd" and call.parse_error and "$.a" in call.parse_error
+
+
+async def test_turn_takes_tool_call_results_calls_and_mappings_in_one_reply() -> None:
+    from hookagent.testing import tool_call, turn
+
+    @h.tool
+    def echo(text: str) -> str:
+        """Return the text."""
+        return text
+
+    both = turn(
+        "two at once",
+        tool_call("echo", text="a"),
+        h.ToolCall(id="given", name="echo", args={"text": "b"}),
+        {"name": "echo", "args": {"text": "c"}},
+    )
+    calls = both.message.tool_calls
+    assert [c.args["text"] for c in calls] == ["a", "b", "c"]
+    assert len({c.id for c in calls}) == 3
+    model = ScriptedModel([both, reply("done")])
+    result = await h.AgentBuilder().model(model).tools(echo).build().run("go")
+    assert [e.result.content for e in result.tool_calls] == ["a", "b", "c"]

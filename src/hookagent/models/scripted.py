@@ -84,16 +84,23 @@ class RecordedCall:
 
 
 def turn(
-    text: str = "", *calls: ToolCall | Mapping[str, Any], usage: Usage | None = None
+    text: str = "",
+    *calls: ToolCall | ModelResponse | Mapping[str, Any],
+    usage: Usage | None = None,
 ) -> ModelResponse:
-    """A scripted turn: some text, some tool calls."""
+    """A scripted turn: some text, some tool calls. A call is a `ToolCall`, a mapping
+    `{"name", "args", "id"}`, or what `tool_call()` returns (its calls are taken)."""
     number = next(_helper_turns)
-    tool_calls = tuple(
-        c if isinstance(c, ToolCall) else _to_call(_CallSpec.model_validate(c), i, number)
-        for i, c in enumerate(calls)
-    )
+    tool_calls: list[ToolCall] = []
+    for i, call in enumerate(calls):
+        if isinstance(call, ModelResponse):
+            tool_calls.extend(call.message.tool_calls)
+        elif isinstance(call, ToolCall):
+            tool_calls.append(call)
+        else:
+            tool_calls.append(_to_call(_CallSpec.model_validate(call), i, number))
     return ModelResponse(
-        message=AssistantMessage(content=text, tool_calls=tool_calls),
+        message=AssistantMessage(content=text, tool_calls=tuple(tool_calls)),
         usage=usage or Usage(requests=1),
         model_name="scripted",
     )
