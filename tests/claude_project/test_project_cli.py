@@ -380,3 +380,10 @@ def test_mcp_servers_of_the_project_and_a_plugin_are_started(project: Project) -
     assert check["project"]["mcp"] == [{"name": "math", "file": str(project.dir / ".mcp.json")}]
     text = project.check("--claude-project", ".").stdout
     assert f"MCP server math: {project.dir / '.mcp.json'}" in text
+
+
+def test_the_projects_sandbox_settings_reach_bash(project: Project) -> None:
+    project.settings({"sandbox": {"excludedCommands": ["docker"]}})
+    done = project.run("hi", "--claude-project", ".", "--allow-bash")
+    assert done.returncode == 2
+    assert "settings.json, sandbox.excludedCommands: is not supported" in done.stderr

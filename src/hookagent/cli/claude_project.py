@@ -207,8 +207,9 @@ def prepare(options: RunOptions) -> RunOptions:
                 f"--claude-project: {options.claude_project} is not a folder",
                 key="--claude-project",
             )
+        options = replace(options, claude_project=os.path.abspath(folder))
         if options.root is None:
-            options = replace(options, root=folder)
+            options = replace(options, root=options.claude_project)
     return expand_prompt(options)
 
 
