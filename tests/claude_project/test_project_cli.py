@@ -258,6 +258,7 @@ def test_hooks_check_lists_everything_found(project: Project) -> None:
         "skill writing-rules:",
         "plugin hookify:",
         "env: X",
+        f"permission deny Bash: {project.dir / '.claude/settings.json'}:permissions.deny[0]",
         "model: not honoured (the run's --model answers)",
         "@docs/missing.md names no file",
         "PreToolUse · before_tool",

@@ -173,6 +173,7 @@ def project_report(project: ClaudeProject) -> dict[str, Any]:
             for f in instructions.files
         ],
         "path_rules": [{"file": f.path, "paths": list(f.globs)} for f in instructions.path_rules],
+        "permissions": _permission_rules(project),
         "env": sorted(project.env),
         "agents": _agents(project),
         "skills": _skills(project),
@@ -211,6 +212,23 @@ def prepare(options: RunOptions) -> RunOptions:
         if options.root is None:
             options = replace(options, root=options.claude_project)
     return expand_prompt(options)
+
+
+def _permission_rules(project: ClaudeProject) -> list[dict[str, Any]]:
+    """The permission rules in force: the user's, the project's, the local ones."""
+    from pathlib import Path
+
+    from hookagent.capabilities.approvals.settings import read_permissions
+    from hookagent.claude.sources import standard_locations
+
+    files = [str(p) for p, kind in standard_locations(project.root) if kind in ("project", "local")]
+    if project.user_settings is not None:
+        files.insert(0, project.user_settings)
+    return [
+        {"rule": r.rule.source, "decision": r.decision, "where": f"{r.file}:{r.key}"}
+        for file in files
+        for r in read_permissions(Path(file))
+    ]
 
 
 def _agents(project: ClaudeProject) -> list[dict[str, Any]]:

@@ -56,6 +56,8 @@ def _print_project(found: dict[str, Any]) -> None:
         console.print(f"instructions: {f['file']} [{f['memory_type']}]{by}")
     for rule in found["path_rules"]:
         console.print(f"rule for {', '.join(rule['paths'])}: {rule['file']}")
+    for rule in found["permissions"]:
+        console.print(f"permission {rule['decision']} {rule['rule']}: {rule['where']}")
     for c in found["commands"]:
         hint = f" {c['argument_hint']}" if c.get("argument_hint") else ""
         console.print(f"command {c['name']}{hint} ({c['source']}): {c['file']}")
