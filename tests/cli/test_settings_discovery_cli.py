@@ -39,15 +39,21 @@ def _read(stderr: str) -> str:
 
 
 def _three(project: Path, *flags: str) -> tuple[list[str], list[str], str]:
-    """What `hooks check` and `hooks test` list in --json, and the line `run` prints."""
+    """What `hooks check` and `hooks test` list in --json (`run --json` lists the same, kept
+    in a session or not), and the line `run` prints."""
     code, out, err = _cli(project, "hooks", "check", "--json", *flags)
     assert code == 0, err
     checked = json.loads(out)["settings_files"]
     code, out, err = _cli(project, "hooks", "test", "PreToolUse", "-i", "p.json", "--json", *flags)
     assert code == 0, err
     tested = json.loads(out)["settings_files"]
-    code, _, err = _cli(project, "run", "go", "-m", "scripted:turns.json", *flags)
+    code, out, err = _cli(project, "run", "go", "-m", "scripted:turns.json", "--json", *flags)
     assert code == 0, err
+    assert json.loads(out)["settings_files"] == checked
+    kept = ("run", "go", "-m", "scripted:turns.json", "--session", "s", "--json", *flags)
+    code, out, err = _cli(project, *kept)
+    assert code == 0, err
+    assert json.loads(out)["settings_files"] == checked
     return checked, tested, _read(err)
 
 

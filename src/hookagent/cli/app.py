@@ -338,7 +338,9 @@ def execute(options: RunOptions) -> int:
     except Interrupted as stop:
         return interrupted(stop.result, json_output=options.json)
     if options.json:
-        _print_json(result)
+        from hookagent.cli.settings_files import run_settings_files
+
+        _print_json(result, settings_files=run_settings_files(options))
     _warn_unused(model)
     return exit_code(result)
 
@@ -363,8 +365,9 @@ def kept_line(run_id: str, store_url: str | None) -> str:
     return f"interrupted: run {run_id} is kept; continue it with `hookagent resume {run_id}{flag}`"
 
 
-def _print_json(result: RunResult) -> None:
-    sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
+def _print_json(result: RunResult, **extra: object) -> None:
+    data = {**result.to_dict(), **extra}
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
 def _terminal_approver(agent: Agent) -> Approver | None:

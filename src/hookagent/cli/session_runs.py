@@ -49,6 +49,7 @@ def run_in_session(options: RunOptions) -> int:
     from hookagent.cli.app import _console, exit_code, interrupted
     from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
     from hookagent.cli.session_script import continued_script
+    from hookagent.cli.settings_files import run_settings_files
 
     store = open_store(options.store, project_dir=options.cwd or os.getcwd())
     console = _console()
@@ -69,7 +70,8 @@ def run_in_session(options: RunOptions) -> int:
         return interrupted(
             stop.result, json_output=options.json, store_url=options.store, kept=True
         )
-    report(outcome, json_output=options.json, console=console, store_url=options.store)
+    files = {"settings_files": run_settings_files(options)} if options.json else None
+    report(outcome, json_output=options.json, console=console, store_url=options.store, extra=files)
     return exit_code(outcome.result)
 
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from hookagent.claude.model import LoadedSettings
 from hookagent.claude.sources import discover, standard_locations
 
-__all__ = ["read_settings", "settings_files", "settings_line"]
+if TYPE_CHECKING:
+    from hookagent.cli.agent_spec import RunOptions
+
+__all__ = ["read_settings", "run_settings_files", "settings_files", "settings_line"]
 
 
 def read_settings(
@@ -23,6 +27,17 @@ def read_settings(
 ) -> LoadedSettings:
     """The `explicit` files, after the standard locations of `project` when `standard`."""
     return discover(project, explicit=explicit, include_standard=standard)
+
+
+def run_settings_files(options: RunOptions) -> list[str]:
+    """The settings files a run with `options` read (`settings_files` of its `--json`)."""
+    if options.claude_project is not None or options.claude_plugins:
+        return []  # a Claude Code project is read as a whole (see `cli.claude_project`)
+    if not (options.settings or options.discover_settings):
+        return []
+    project = options.cwd or "."
+    read = read_settings(project, options.settings, standard=options.discover_settings)
+    return settings_files(read)
 
 
 def settings_files(loaded: LoadedSettings) -> list[str]:
