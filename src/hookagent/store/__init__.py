@@ -10,6 +10,7 @@ from hookagent.store.records import (
     QuestionRecord,
     RunRecord,
     SessionRecord,
+    TokenRecord,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "RunRows",
     "SessionRecord",
     "Store",
+    "TokenRecord",
 ]

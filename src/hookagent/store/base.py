@@ -19,6 +19,7 @@ from hookagent.store.records import (
     QuestionRecord,
     RunRecord,
     SessionRecord,
+    TokenRecord,
 )
 
 __all__ = ["RunRows", "Store"]
@@ -114,6 +115,41 @@ class Store(Protocol):
 
     async def approvals(self, session_id: str, fingerprint: str) -> list[QuestionRecord]:
         """Answered questions of the session with this fingerprint, newest first."""
+        ...
+
+    # -- what `hookagent serve` reads and keeps -------------------------------------------
+    async def find_sessions(
+        self,
+        *,
+        status: str | None = None,
+        search: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[SessionRecord]:
+        """Sessions newest first (as `sessions`), only those whose status is `status` and
+        whose title or name holds `search` (case-insensitive, taken literally)."""
+        ...
+
+    async def question(self, question_id: str) -> QuestionRecord | None: ...
+
+    async def open_questions(self, *, limit: int = 100, offset: int = 0) -> list[QuestionRecord]:
+        """The unanswered questions of every waiting run, newest first."""
+        ...
+
+    async def create_token(self, token: TokenRecord) -> None:
+        """Keep a bearer token (not revoked); a `StoreError` if its id or digest exists."""
+        ...
+
+    async def token(self, digest: str) -> TokenRecord | None:
+        """The token whose secret hashes to `digest`, revoked or not."""
+        ...
+
+    async def tokens(self) -> list[TokenRecord]:
+        """Every token, revoked ones too, oldest first."""
+        ...
+
+    async def revoke_token(self, token_id: str, at: float) -> bool:
+        """Revoke the token; False if there is none of that id or it was revoked already."""
         ...
 
     # -- workers --------------------------------------------------------------------------

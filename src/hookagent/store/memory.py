@@ -17,6 +17,7 @@ from hookagent.store.records import (
     RunRecord,
     SessionRecord,
     StoredRun,
+    TokenRecord,
 )
 
 __all__ = ["LoadedRun", "MemoryStore", "refused"]
@@ -45,6 +46,7 @@ class MemoryStore:
         self._sessions: dict[str, SessionRecord] = {}
         self._runs: dict[str, _RunData] = {}
         self._questions: dict[str, QuestionRecord] = {}
+        self._tokens: dict[str, TokenRecord] = {}
 
     @property
     def url(self) -> str:
@@ -243,6 +245,57 @@ class MemoryStore:
             epoch,
         ):
             data.record.lease_until = 0.0
+
+    # -- what `hookagent serve` reads and keeps -------------------------------------------
+    async def find_sessions(
+        self,
+        *,
+        status: str | None = None,
+        search: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[SessionRecord]:
+        needle = (search or "").casefold()
+        found = [
+            s
+            for s in sorted(self._sessions.values(), key=lambda s: s.updated_at, reverse=True)
+            if (status is None or s.status == status)
+            and (needle in s.title.casefold() or needle in (s.name or "").casefold())
+        ]
+        return [copy.copy(s) for s in found[offset : offset + limit]]
+
+    async def question(self, question_id: str) -> QuestionRecord | None:
+        found = self._questions.get(question_id)
+        return copy.copy(found) if found else None
+
+    async def open_questions(self, *, limit: int = 100, offset: int = 0) -> list[QuestionRecord]:
+        found = [
+            q
+            for q in reversed(self._questions.values())
+            if q.answer is None and self._runs[q.run_id].record.status == "waiting"
+        ]
+        found.sort(key=lambda q: q.created_at, reverse=True)
+        return [copy.copy(q) for q in found[offset : offset + limit]]
+
+    async def create_token(self, token: TokenRecord) -> None:
+        if token.id in self._tokens or any(t.digest == token.digest for t in self._tokens.values()):
+            raise StoreError(f"{self.url}: token {token.id} exists already")
+        self._tokens[token.id] = replace(token, revoked_at=None)
+
+    async def token(self, digest: str) -> TokenRecord | None:
+        found = next((t for t in self._tokens.values() if t.digest == digest), None)
+        return copy.copy(found) if found else None
+
+    async def tokens(self) -> list[TokenRecord]:
+        ordered = sorted(self._tokens.values(), key=lambda t: t.created_at)
+        return [copy.copy(t) for t in ordered]
+
+    async def revoke_token(self, token_id: str, at: float) -> bool:
+        token = self._tokens.get(token_id)
+        if token is None or token.revoked_at is not None:
+            return False
+        token.revoked_at = at
+        return True
 
 
 def refused(flush: Flush, holder: str | None, epoch: int, where: str) -> StoreError:

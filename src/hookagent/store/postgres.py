@@ -20,6 +20,7 @@ import asyncpg
 from hookagent.errors import StoreError
 from hookagent.store.memory import refused
 from hookagent.store.migrations.postgres import LATEST, MIGRATIONS
+from hookagent.store.postgres_control import PostgresControl
 from hookagent.store.postgres_sql import (
     CALL_FIELDS,
     QUESTION_FIELDS,
@@ -73,7 +74,7 @@ PostgresRows = StoredRun
 
 
 @final
-class PostgresStore:
+class PostgresStore(PostgresControl):
     """The store in a PostgreSQL database; `open` connects and creates or migrates the
     tables."""
 

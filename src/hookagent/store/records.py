@@ -18,9 +18,12 @@ __all__ = [
     "RunStatus",
     "SessionRecord",
     "StoredRun",
+    "TokenRecord",
+    "TokenRole",
 ]
 
 RunStatus = Literal["queued", "running", "waiting", "completed", "failed", "stopped"]
+TokenRole = Literal["viewer", "approver", "admin"]
 CallState = Literal["planned", "approved", "started", "done", "failed", "in_doubt"]
 
 
@@ -173,3 +176,18 @@ class StoredRun:
     decisions: Sequence[str] = field(default_factory=list[str])
     journal: Sequence[JournalEntry] = field(default_factory=list[JournalEntry])
     calls: Sequence[CallRecord] = field(default_factory=list[CallRecord])
+
+
+@final
+@dataclass(slots=True, kw_only=True)
+class TokenRecord:
+    """A bearer token of `hookagent serve`: only the SHA-256 of its secret is kept, so the
+    store never holds what a request presents."""
+
+    id: str
+    name: str
+    role: TokenRole
+    digest: str
+    """Hex SHA-256 of the secret."""
+    created_at: float
+    revoked_at: float | None = None

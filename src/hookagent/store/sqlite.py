@@ -24,6 +24,7 @@ from hookagent.errors import ConfigError, StoreError
 from hookagent.store import sqlite_ops
 from hookagent.store.migrations.sqlite import LATEST, MIGRATIONS
 from hookagent.store.records import Flush, QuestionRecord, RunRecord, SessionRecord
+from hookagent.store.sqlite_control import SQLiteControl
 from hookagent.store.sqlite_sql import SQL, SQLiteRows
 
 __all__ = ["DURABILITY", "Durability", "SQLiteRows", "SQLiteStore"]
@@ -54,7 +55,7 @@ _PRAGMAS: Final = (
 
 
 @final
-class SQLiteStore:
+class SQLiteStore(SQLiteControl):
     """The store in one SQLite file, created (with its folder) on `open` if missing.
 
     `durability` says which failure a run survives with nothing committed lost and no

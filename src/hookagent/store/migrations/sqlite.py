@@ -125,6 +125,21 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "CREATE INDEX runs_active ON runs (updated_at) "
         "WHERE status IN ('queued', 'running', 'waiting')",
     ),
+    # 4: the bearer tokens of `hookagent serve` (the SHA-256 of each secret, never the
+    # secret), and the open questions newest first for its inbox.
+    (
+        """
+        CREATE TABLE tokens (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            role TEXT NOT NULL,
+            digest TEXT NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            revoked_at REAL
+        )
+        """,
+        "CREATE INDEX questions_open ON questions (created_at DESC) WHERE answer IS NULL",
+    ),
 )
 
 LATEST: Final = len(MIGRATIONS)
