@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, final
 
 from hookagent.durable import codec
-from hookagent.durable.answers import Scope, answer_json
+from hookagent.durable.answering import StaleQuestion, answer_question, stale_reason
+from hookagent.durable.answers import Scope
 from hookagent.errors import StoreError
 from hookagent.store.base import Store
 from hookagent.store.records import (
@@ -88,24 +89,26 @@ async def answer(
     ttl: float | None = None,
     by: str = "cli",
 ) -> list[QuestionRecord]:
-    """Answer the open questions of a run (or of a session's newest run), or only the one
-    about `call_id`. A `StoreError` if there is nothing to answer."""
-    if scope not in ("once", "run", "session"):
-        raise StoreError(f"scope must be once, run or session, not {scope!r}")
+    """Answer the questions a run (or a session's newest run) waits on, or only the one
+    about `call_id`, each as `answering.answer_question` does. A `StoreError` if there is
+    nothing to answer."""
     run = await find_run(store, key)
     questions = await store.questions(run.id)
     if call_id is not None:
         questions = [q for q in questions if json.loads(q.data).get("call_id") == call_id]
+    questions = [q for q in questions if await stale_reason(store, q) is None]
     if not questions:
         about = f" about call {call_id}" if call_id else ""
         raise StoreError(f"run {run.id} has no open question{about} ({run.status})")
-    text = answer_json(approved, reason=reason, by=by, scope=scope, ttl=ttl)
-    now = time.time()
     answered: list[QuestionRecord] = []
     for question in questions:
-        if await store.answer(question.id, text, now):
-            question.answer, question.answered_at = text, now
-            answered.append(question)
+        try:
+            given = await answer_question(
+                store, question, approved=approved, scope=scope, reason=reason, ttl=ttl, by=by
+            )
+        except StaleQuestion:
+            continue  # answered by someone else meanwhile
+        answered.append(given)
     return answered
 
 
