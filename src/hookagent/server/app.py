@@ -1,0 +1,44 @@
+"""The `hookagent serve` application: the routes over one opened store, every error a
+problem, request bodies bounded; its OpenAPI schema at `/openapi.json`."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from fastapi import FastAPI
+
+from hookagent.server import problems
+from hookagent.server.limits import BodyLimit
+from hookagent.server.routes_inbox import router as inbox_router
+from hookagent.server.routes_runs import router as runs_router
+from hookagent.store.base import Store
+
+__all__ = ["MAX_BODY", "create_app"]
+
+MAX_BODY: Final = 64 * 1024
+"""Bytes a request body may have: an answer is a few hundred."""
+
+
+def create_app(store: Store, *, max_body: int = MAX_BODY) -> FastAPI:
+    """The API over `store`, which the caller opens before serving and closes after."""
+    from importlib.metadata import version
+
+    app = FastAPI(
+        title="hookagent",
+        version=version("hookagent"),
+        description="Durable runs kept in a store: read them, and answer the questions "
+        "paused runs wait on. Every endpoint but /health needs a bearer token.",
+        docs_url=None,  # the interactive pages load scripts from the network
+        redoc_url=None,
+    )
+    app.state.store = store
+    problems.install(app)
+    app.add_middleware(BodyLimit, limit=max_body)
+
+    @app.get("/health", summary="Whether the server is up (no token needed)")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    app.include_router(runs_router)
+    app.include_router(inbox_router)
+    return app

@@ -1,0 +1,104 @@
+"""The inbox: the questions paused runs wait on, across every session, newest first (a
+viewer's), and answering one (an approver's), through `durable.answering`, the
+implementation `hookagent approve`/`deny` use: a stale question is refused with 409."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Self
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from hookagent.durable.answering import answer_question, stale_reason
+from hookagent.server.auth import require, store_of
+from hookagent.server.problems import Problem
+from hookagent.server.routes_runs import Limit, Offset
+from hookagent.server.views import page, question_json
+from hookagent.store.records import SessionRecord, TokenRecord
+
+__all__ = ["AnswerBody", "router"]
+
+router = APIRouter()
+Viewer = Annotated[TokenRecord, Depends(require("viewer"))]
+Approver = Annotated[TokenRecord, Depends(require("approver"))]
+
+
+class AnswerBody(BaseModel):
+    """An answer to one question."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["approve", "deny"]
+    scope: Literal["once", "run", "session"] = Field(
+        "once",
+        description="How far an approval reaches: this question, the same call (tool and "
+        "arguments) again in this run, or in any run of the session.",
+    )
+    ttl: float | None = Field(None, gt=0, description="Seconds after which the approval lapses.")
+    reason: str | None = Field(None, max_length=4000, description="Why; the model reads it.")
+    fingerprint: str | None = Field(
+        None,
+        max_length=200,
+        description="The question's fingerprint as the answerer saw it (from the inbox): if "
+        "the question is about another call now, the answer is refused with 409.",
+    )
+
+    @model_validator(mode="after")
+    def _denial_reaches_one_question(self) -> Self:
+        if self.decision == "deny" and (self.scope != "once" or self.ttl is not None):
+            raise ValueError("a denial answers this question only: leave scope and ttl out")
+        return self
+
+
+@router.get("/inbox", summary="The questions paused runs wait on, newest first")
+async def inbox(
+    request: Request, _: Viewer, limit: Limit = 50, offset: Offset = 0
+) -> dict[str, Any]:
+    store = store_of(request)
+    found = await store.open_questions(limit=limit, offset=offset)
+    sessions: dict[str, SessionRecord | None] = {}
+    items = []
+    for question in found:
+        if await stale_reason(store, question) is not None:
+            continue  # expired, and its run went past it
+        if question.session_id not in sessions:
+            sessions[question.session_id] = await store.session(question.session_id)
+        items.append(question_json(question, sessions[question.session_id]))
+    return page(items, limit, offset, read=len(found))
+
+
+@router.get("/questions/{question_id}", summary="One question, answered or not")
+async def question(request: Request, _: Viewer, question_id: str) -> dict[str, Any]:
+    store = store_of(request)
+    found = await store.question(question_id)
+    if found is None:
+        raise Problem(404, f"no question {question_id!r}")
+    return question_json(found, await store.session(found.session_id))
+
+
+@router.post(
+    "/questions/{question_id}/answer",
+    summary="Approve or deny a question",
+    responses={409: {"description": "The question is stale: its run does not wait on it."}},
+)
+async def answer(
+    request: Request, caller: Approver, question_id: str, body: AnswerBody
+) -> dict[str, Any]:
+    store = store_of(request)
+    found = await store.question(question_id)
+    if found is None:
+        raise Problem(404, f"no question {question_id!r}")
+    given = await answer_question(
+        store,
+        found,
+        approved=body.decision == "approve",
+        scope=body.scope,
+        reason=body.reason,
+        ttl=body.ttl,
+        by=f"api:{caller.name}",
+        seen=body.fingerprint,
+    )
+    return {
+        "question": question_json(given),
+        "resume": f"hookagent resume {given.run_id} (or let `hookagent worker` take it)",
+    }
