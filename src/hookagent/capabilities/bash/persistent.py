@@ -97,6 +97,7 @@ class CommandServer:
         self._buffer = b""
         self.busy = False
         self.closed = False
+        self._reading = False
 
     @classmethod
     async def start(cls, bwrap: str, profile: SandboxProfile, cwd: str) -> CommandServer:
@@ -159,16 +160,21 @@ class CommandServer:
                     timed_out = True
                     reply = await self._stop()
             except BaseException:  # cancelled: the call's processes must not outlive it
-                await asyncio.shield(self._stop())
-                await asyncio.shield(_finish(readers))
+                try:
+                    await asyncio.shield(self._stop())
+                    await asyncio.shield(_finish(readers))
+                except BaseException:  # cancelled again: no waiting for the server
+                    self.close()
+                    raise
                 raise
-            if reply is None or "exit" not in reply:
+            if reply is None or "exit" not in reply or "broken" in reply:
+                if reply is not None and "broken" in reply:
+                    log.info("Bash sandbox started afresh: %s", reply["broken"])
                 self.close()
             await _finish(readers)
         finally:
             self.busy = False
-            if self.closed:
-                self._channel.close()
+            self._release()
         if timed_out:
             reply = {}
         elif reply is None or "error" in reply:
@@ -179,9 +185,6 @@ class CommandServer:
             )
         if "stale" in reply:
             return None  # closed above: the next call starts a sandbox of the paths as now
-        if "broken" in reply:
-            log.info("Bash sandbox started afresh: %s", reply["broken"])
-            self.close()
         code = reply.get("exit")
         return Completed(
             exit_code=None if timed_out else exit_status(code if isinstance(code, int) else 1),
@@ -238,10 +241,14 @@ class CommandServer:
         while b"\n" not in self._buffer:
             if self.closed or len(self._buffer) > _MAX_REPLY:
                 return None
+            self._reading = True
             try:
                 chunk = await loop.sock_recv(self._channel, 4096)
             except OSError:
                 return None
+            finally:
+                self._reading = False
+                self._release()
             if not chunk:
                 return None
             self._buffer += chunk
@@ -265,7 +272,12 @@ class CommandServer:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-        if not self.busy:
+        self._release()
+
+    def _release(self) -> None:
+        """Close the socket of a closed server once no call or read uses it (closing it
+        under a pending read could unregister whatever later gets its number)."""
+        if self.closed and not self.busy and not self._reading:
             self._channel.close()
 
 
