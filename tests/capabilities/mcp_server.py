@@ -19,7 +19,17 @@ if starts := os.environ.get("MCP_TEST_STARTS"):  # one line per process started
     with open(starts, "a") as out:
         out.write(f"{os.getpid()}\n")
 
-from mcp.server.mcpserver import Context, Image, MCPServer
+from typing import Annotated
+
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    Context,
+    Elicit,
+    ElicitationResult,
+    Image,
+    MCPServer,
+    Resolve,
+)
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
 
@@ -83,6 +93,23 @@ def crash() -> str:
 def env_get(name: str) -> str:
     """An environment variable of the server process (a dotted name, to test sanitising)."""
     return os.environ.get(name, "")
+
+
+class Deploy(BaseModel):
+    target: str = "staging"
+    confirm: bool = False
+
+
+def ask_to_deploy() -> Elicit[Deploy]:
+    return Elicit("Deploy the build?", Deploy)
+
+
+@server.tool()
+async def deploy(answer: Annotated[ElicitationResult[Deploy], Resolve(ask_to_deploy)]) -> str:
+    """Asks the user (elicitation) before deploying; says what it was told."""
+    if isinstance(answer, AcceptedElicitation):
+        return f"accept: target={answer.data.target} confirm={answer.data.confirm}"
+    return answer.action
 
 
 @server.tool()

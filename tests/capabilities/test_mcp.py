@@ -63,6 +63,7 @@ async def call(tool: MCPTool, **args: Any) -> h.ToolResult:
 
 async def test_every_tool_of_every_server_is_listed_under_its_claude_code_name(mcp: MCP) -> None:
     remote = {"add", "echo", "fail", "slow", "picture", "text", "page", "env_get", "header"}
+    remote |= {"deploy"}
     remote.add("crash")
     assert set(by_name(mcp)) == {f"mcp__{s}__{t}" for s in ("math", "slow_poke") for t in remote}
     env_get = by_name(mcp)["mcp__math__env_get"]

@@ -66,7 +66,8 @@ def test_the_capability_names_itself_and_its_servers() -> None:
     assert isinstance(mcp, h.Capability)
     assert mcp.name == "mcp"
     assert mcp.servers == ("math", "docs")
-    assert list(mcp.hooks()) == []
+    [ask] = mcp.hooks()  # asks a human when a server asks the user and no hook answered
+    assert (ask.point.name, ask.id) == ("elicitation", "mcp:ask-user")
     assert repr(mcp) == "<MCP ['math', 'docs'] closed>"
 
 

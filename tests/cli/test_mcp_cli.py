@@ -213,7 +213,7 @@ def test_mcp_ls_text_names_each_server_and_tool(tmp_path: Path) -> None:
     write(tmp_path / "servers.json", {"mcpServers": {"math": MATH}})
     done = run_cli.hookagent(tmp_path, "mcp", "ls", "--mcp-config", "servers.json")
     assert done.returncode == 0, done.stderr
-    assert f"math (stdio, {tmp_path / 'servers.json'}): connected, 10 tools" in done.stdout
+    assert f"math (stdio, {tmp_path / 'servers.json'}): connected, 11 tools" in done.stdout
     assert "  mcp__math__add  Add two integers." in done.stdout
 
 

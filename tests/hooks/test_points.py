@@ -35,13 +35,16 @@ NAMES = (
     "notification",
     "task_created",
     "task_completed",
+    "elicitation",
+    "elicitation_result",
 )
 
 # DESIGN §2: where each decision besides proceed/modify/context is legal.
 BLOCK_AT = {"before_tool", "user_prompt", "stop", "subagent_stop", "before_compact"}
 BLOCK_AT |= {"permission_request"}  # refusing on the human's behalf, as Claude Code's hooks can
 BLOCK_AT |= {"task_created", "task_completed"}  # refusing a planning tool's update
-ASK_AT = {name for name in NAMES if name.startswith("before_")} | {"stop"}
+BLOCK_AT |= {"elicitation", "elicitation_result"}  # declining an MCP server's request
+ASK_AT = {name for name in NAMES if name.startswith("before_")} | {"stop", "elicitation"}
 RETRY_AT = {"after_inference", "after_tool", "on_error"}
 CONTINUE_AT = {"should_continue", "on_error"}
 SILENT = {"execution_end", "on_error", "notification", "permission_request"}
@@ -54,7 +57,7 @@ def point_params() -> list[Any]:
 
 def test_all_points_exist_in_loop_order() -> None:
     assert tuple(point.name for point in ALL_POINTS) == NAMES
-    assert len({point.name for point in ALL_POINTS}) == 23
+    assert len({point.name for point in ALL_POINTS}) == 25
 
 
 def test_points_by_name_indexes_all_points() -> None:

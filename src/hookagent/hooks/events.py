@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CompactEvent",
     "ContinueEvent",
+    "ElicitationEvent",
     "ErrorClass",
     "ErrorEvent",
     "InferenceEvent",
@@ -170,6 +171,28 @@ class TaskEvent:
     subject: str
     description: str = ""
     status: str = "pending"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElicitationEvent:
+    """elicitation / elicitation_result: an MCP server asks the user for input during a tool
+    call. At `elicitation` a hook answers for the user by setting `action` ("accept",
+    "decline", "cancel") and `content`, refuses with `block` (declined), or asks a human
+    with `ask`; at `elicitation_result` hooks see the answer and may change it, or `block`
+    it (declined). `server` is what matchers test."""
+
+    run: RunView
+    server: str
+    message: str
+    mode: str = "form"
+    requested_schema: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    url: str | None = None
+    elicitation_id: str | None = None
+    call_id: str | None = None
+    tool_name: str | None = None
+    action: str | None = None
+    content: Mapping[str, Any] | None = None
 
 
 @final

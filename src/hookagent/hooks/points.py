@@ -13,6 +13,7 @@ from typing import Any, Final, Generic, TypeVar, final
 from hookagent.hooks.events import (
     CompactEvent,
     ContinueEvent,
+    ElicitationEvent,
     ErrorEvent,
     InferenceEvent,
     InferenceResultEvent,
@@ -161,6 +162,24 @@ TASK_CREATED: Final = _point("task_created", TaskEvent, decisions=("block", "sto
 """Fired by a planning tool before an item joins the task list; a block refuses the update."""
 TASK_COMPLETED: Final = _point("task_completed", TaskEvent, decisions=("block", "stop"))
 """Fired by a planning tool before an item is marked completed; a block refuses the update."""
+ELICITATION: Final = _point(
+    "elicitation",
+    ElicitationEvent,
+    writable=("action", "content", "metadata"),
+    decisions=("block", "ask", "stop"),
+    feeds_model=False,
+    subject="server",
+)
+"""Fired when an MCP server asks the user for input; see `ElicitationEvent`."""
+ELICITATION_RESULT: Final = _point(
+    "elicitation_result",
+    ElicitationEvent,
+    writable=("action", "content", "metadata"),
+    decisions=("block", "stop"),
+    feeds_model=False,
+    subject="server",
+)
+"""Fired with the answer before it goes back to the MCP server."""
 
 ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
     EXECUTION_START,
@@ -186,5 +205,7 @@ ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
     NOTIFICATION,
     TASK_CREATED,
     TASK_COMPLETED,
+    ELICITATION,
+    ELICITATION_RESULT,
 )
 POINTS_BY_NAME: Final = {point.name: point for point in ALL_POINTS}

@@ -17,6 +17,7 @@ from hookagent.capabilities.mcp.config import (
     StdioServer,
     sanitise,
 )
+from hookagent.capabilities.mcp.elicit import ask_hook
 from hookagent.capabilities.mcp.tool import MCPTool, output_token_limit
 from hookagent.errors import ConfigError
 from hookagent.hooks.hook import Hook
@@ -26,7 +27,8 @@ __all__ = ["MCP"]
 
 @final
 class MCP:
-    """A capability bringing the tools of MCP servers; it adds no hooks of its own.
+    """A capability bringing the tools of MCP servers, and a hook asking a human when a server
+    asks the user for input (see `elicit`).
 
     The builder collects tools when the agent is built, so the servers are connected and their
     tools listed first, and closed when the agent is done with them::
@@ -138,7 +140,9 @@ class MCP:
         return self._tools
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        return ()
+        """One hook, run last at `elicitation`: a server's request for the user's input that
+        no hook answered is asked of a human through the run's approver."""
+        return (ask_hook(),)
 
     async def _close_all(self) -> None:
         await asyncio.gather(*(c.close() for c in self._connections))

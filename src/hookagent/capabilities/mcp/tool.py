@@ -28,6 +28,7 @@ from mcp import types
 
 from hookagent.capabilities.mcp.client import CallFailed, ServerConnection
 from hookagent.capabilities.mcp.config import tool_name
+from hookagent.capabilities.mcp.elicit import elicitation_handler
 from hookagent.errors import ConfigError
 from hookagent.messages import ImagePart
 from hookagent.spill.results import INHERIT
@@ -99,8 +100,11 @@ class MCPTool:
         )
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
+        connection = self.connection
+        # the server's requests for the user's input during this call go through this run
+        connection.elicit = elicitation_handler(ctx.run, ctx.call.id, self.name)
         try:
-            result = await self.connection.call(self.remote_name, dict(args))
+            result = await connection.call(self.remote_name, dict(args))
         except CallFailed as exc:
             return ToolResult.error(
                 f"MCP server {self.server!r}, tool {self.remote_name!r}: {exc}",
