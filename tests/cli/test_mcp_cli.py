@@ -267,3 +267,52 @@ def test_a_run_resumed_elsewhere_connects_the_servers_it_was_started_with(
     assert done.returncode == 0, done.stderr
     resumed = json.loads(done.stdout)
     assert json.loads(resumed["tool_calls"][0]["result"]) == {"total": 42}
+
+
+# --- elicitation -------------------------------------------------------------------------
+
+
+def test_an_elicitation_hook_answers_the_server_for_the_user(tmp_path: Path) -> None:
+    write(tmp_path / "servers.json", {"mcpServers": {"ops": MATH}})
+    answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "Elicitation",
+            "action": "accept",
+            "content": {"target": "prod", "confirm": True},
+        }
+    }
+    seen = tmp_path / "seen.json"
+    handler = {"type": "command", "command": f"cat > {seen}; echo '{json.dumps(answer)}'"}
+    write(
+        tmp_path / "settings.json",
+        {"hooks": {"Elicitation": [{"matcher": "ops", "hooks": [handler]}]}},
+    )
+    script(tmp_path, call("mcp__ops__deploy"))
+    code, result, err = run(tmp_path, "--mcp-config", "servers.json", "--settings", "settings.json")
+    assert code == 0, err
+    assert result["tool_calls"][0]["result"] == "accept: target=prod confirm=True"
+    payload = json.loads(seen.read_text())
+    assert payload["hook_event_name"] == "Elicitation"
+    assert (payload["mcp_server_name"], payload["message"]) == ("ops", "Deploy the build?")
+    assert set(payload["requested_schema"]["properties"]) == {"target", "confirm"}
+
+
+def test_an_elicitation_nobody_can_answer_is_declined(tmp_path: Path) -> None:
+    write(tmp_path / "servers.json", {"mcpServers": {"ops": MATH}})
+    script(tmp_path, call("mcp__ops__deploy"))
+    code, result, err = run(tmp_path, "--mcp-config", "servers.json")  # no terminal here
+    assert code == 0, err
+    assert result["tool_calls"][0]["result"] == "decline"
+    [decision] = [d for d in result["decisions"] if d["point"] == "elicitation"]
+    assert decision["decision"] == "block" and "nobody can answer here" in decision["reason"]
+
+
+def test_an_elicitation_in_a_run_kept_in_a_store_is_declined_not_paused(tmp_path: Path) -> None:
+    write(tmp_path / "servers.json", {"mcpServers": {"ops": MATH}})
+    script(tmp_path, call("mcp__ops__deploy"))
+    code, result, err = run(tmp_path, "--mcp-config", "servers.json", "--session", "s")
+    assert code == 0, err
+    assert result["status"] == "completed"
+    assert result["tool_calls"][0]["result"] == "decline"
+    [decision] = [d for d in result["decisions"] if d["point"] == "elicitation"]
+    assert "cannot pause for an MCP server's question" in decision["reason"]

@@ -14,6 +14,8 @@ from hookagent.hooks.points import (
     AFTER_TOOL,
     BEFORE_COMPACT,
     BEFORE_TOOL,
+    ELICITATION,
+    ELICITATION_RESULT,
     NOTIFICATION,
     ON_ERROR,
     PERMISSION_REQUEST,
@@ -69,6 +71,8 @@ FIRED: Final[dict[str, EventMapping]] = {
     "TaskCompleted": EventMapping(TASK_COMPLETED, "guard", None),
     "InstructionsLoaded": EventMapping(SESSION_START, "observer", "load_reason"),
     "UserPromptExpansion": EventMapping(USER_PROMPT, "guard", "command_name"),
+    "Elicitation": EventMapping(ELICITATION, "guard", "server"),
+    "ElicitationResult": EventMapping(ELICITATION_RESULT, "guard", "server"),
 }
 """Claude Code events hookagent fires; the others in settings files are parsed, not fired."""
 

@@ -16,6 +16,7 @@ from typing import Any, Final, final
 from hookagent.errors import ModelError
 from hookagent.hooks.events import (
     CompactEvent,
+    ElicitationEvent,
     ErrorEvent,
     NotificationEvent,
     PermissionEvent,
@@ -144,7 +145,8 @@ def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
 
 
 def _loop_fields(event: Any, ctx: PayloadContext) -> dict[str, Any]:
-    """PostToolBatch, PermissionDenied, StopFailure, TaskCreated and TaskCompleted."""
+    """PostToolBatch, PermissionDenied, StopFailure, TaskCreated, TaskCompleted, Elicitation
+    and ElicitationResult."""
     if isinstance(event, StepEndEvent):
         return {"tool_calls": [_batch_call(e, ctx) for e in event.record.executions]}
     if isinstance(event, ToolRefusedEvent):
@@ -166,7 +168,27 @@ def _loop_fields(event: Any, ctx: PayloadContext) -> dict[str, Any]:
             "task_subject": event.subject,
             "task_description": event.description,
         }
+    if isinstance(event, ElicitationEvent):
+        return _elicitation_fields(event)
     return {}
+
+
+def _elicitation_fields(event: ElicitationEvent) -> dict[str, Any]:
+    """Elicitation: the server's request; ElicitationResult: the answer too."""
+    fields: dict[str, Any] = {
+        "mcp_server_name": event.server,
+        "message": event.message,
+        "mode": event.mode,
+        "requested_schema": dict(event.requested_schema),
+    }
+    if event.url is not None:
+        fields["url"] = event.url
+    if event.elicitation_id is not None:
+        fields["elicitation_id"] = event.elicitation_id
+    if event.action is not None:
+        fields["action"] = event.action
+        fields["content"] = dict(event.content) if event.content is not None else None
+    return fields
 
 
 def _batch_call(execution: ToolExecution, ctx: PayloadContext) -> dict[str, Any]:

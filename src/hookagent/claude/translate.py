@@ -90,7 +90,21 @@ def _decision(
         return HookResult.stop(reason or "a PostToolBatch hook stopped the loop")
     if event_name == "PermissionDenied" and combined.extra.get("retry") is True:
         return HookResult.context(RETRY_NOTE)
+    if event_name in ("Elicitation", "ElicitationResult"):
+        return _elicitation(event_name, combined)
     return None
+
+
+def _elicitation(event_name: str, combined: Combined) -> HookResult | None:
+    """Exit 2 or a deny declines the server's request; `action` (and `content`) answer it
+    for the user (on ElicitationResult: replace the answer)."""
+    if combined.decision in ("deny", "block"):
+        return HookResult.block(combined.reason or f"declined by an {event_name} hook")
+    action = combined.extra.get("action")
+    if action is None:
+        return None
+    content = combined.extra.get("content")
+    return HookResult.modify(action=action, content=content if action == "accept" else None)
 
 
 def _session_changes(event_name: str, combined: Combined) -> dict[str, Any]:

@@ -6,8 +6,10 @@ user by setting `action` and `content`, or declines with `block`. Otherwise the 
 capability's own hook, which runs last, asks a human through the run's approver: approved is
 `accept` (with the form's schema defaults, or what a hook put in `content`), denied is
 `decline`, and a run with no approver declines with its reason recorded in the run's
-decisions. `elicitation_result` then sees the answer and may change it or `block` it
-(declined) before it goes back to the server. A request outside any tool call is declined.
+decisions. A run kept in a store declines too (`KEPT_RUN`): its questions pause the run to be
+answered later, but the server waits on the live call. `elicitation_result` then sees the
+answer and may change it or `block` it (declined) before it goes back to the server. A
+request outside any tool call is declined.
 """
 
 from __future__ import annotations
@@ -25,13 +27,18 @@ from hookagent.hooks.points import ELICITATION, ELICITATION_RESULT
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.view import RunView
 
-__all__ = ["ASK_PRIORITY", "ask_hook", "elicitation_handler"]
+__all__ = ["ASK_PRIORITY", "KEPT_RUN", "ask_hook", "elicitation_handler"]
 
 log = logging.getLogger("hookagent.mcp")
 
 ASK_PRIORITY: Final = -1_000_000
 """The asking hook runs after every hook that might answer instead."""
 _ACTIONS: Final = frozenset({"accept", "decline", "cancel"})
+KEPT_RUN: Final = (
+    "a run kept in a store cannot pause for an MCP server's question: the server waits on the "
+    "live call; answer it with an elicitation (Claude Code: Elicitation) hook"
+)
+"""Why the request is declined in a run kept in a store."""
 
 
 def ask_hook() -> Hook[ElicitationEvent]:
@@ -42,6 +49,8 @@ def ask_hook() -> Hook[ElicitationEvent]:
 def _ask(event: ElicitationEvent) -> HookResult:
     if event.action is not None:
         return HookResult.proceed()
+    if event.run.session_id is not None:
+        return HookResult.block(KEPT_RUN)
     origin = f" (during {event.tool_name})" if event.tool_name else ""
     return HookResult.ask(f"MCP server {event.server!r} asks{origin}: {event.message}")
 
