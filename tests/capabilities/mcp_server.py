@@ -1,9 +1,10 @@
 """A real MCP server for the MCP capability's tests, written with the SDK's `MCPServer`.
 
-Run as `python mcp_server.py` (stdio) or `python mcp_server.py http PORT` (streamable HTTP
-on 127.0.0.1:PORT, endpoint `/mcp`). The name `math` is what the tests connect it as. With
-`MCP_TEST_PIDFILE` set, the process writes its pid there first thing, so tests can see it end;
-with `MCP_TEST_STARTS` set, it adds its pid as a line there, so tests can count the starts.
+Run as `python mcp_server.py` (stdio), `python mcp_server.py http PORT` (streamable HTTP on
+127.0.0.1:PORT, endpoint `/mcp`) or `python mcp_server.py sse PORT` (HTTP+SSE, `/sse`). The
+name `math` is what the tests connect it as. With `MCP_TEST_PIDFILE` set, the process writes
+its pid there first thing, so tests can see it end; with `MCP_TEST_STARTS` set, it adds its
+pid as a line there, so tests can count the starts.
 """
 
 from __future__ import annotations
@@ -121,6 +122,8 @@ def header(name: str, ctx: Context) -> str:
 def main() -> None:
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif sys.argv[1:2] == ["sse"]:
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
 

@@ -7,6 +7,7 @@ with a short call timeout, started side by side); tests of the lifecycle start t
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -352,19 +353,26 @@ def free_port() -> int:
 @pytest.fixture
 def http_server() -> Iterator[str]:
     """The test server on streamable HTTP, up and accepting connections (within 15 s)."""
+    with serving("http") as port:
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@contextlib.contextmanager
+def serving(transport: str) -> Iterator[int]:
+    """The test server on `transport` ("http" or "sse") at a free loopback port."""
     port = free_port()
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            [sys.executable, SERVER, "http", str(port)], stdout=log, stderr=subprocess.STDOUT
+            [sys.executable, SERVER, transport, str(port)], stdout=log, stderr=subprocess.STDOUT
         )
         try:
             deadline = time.monotonic() + 15
             while not _accepts(port):
                 if process.poll() is not None or time.monotonic() > deadline:
                     log.seek(0)
-                    pytest.fail(f"the HTTP MCP server did not start:\n{log.read().decode()}")
+                    pytest.fail(f"the {transport} MCP server did not start:\n{log.read().decode()}")
                 time.sleep(0.05)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield port
         finally:
             process.terminate()
             try:

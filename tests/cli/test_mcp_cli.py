@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from capabilities.test_mcp import SERVER, free_port, http_server
+from capabilities.test_mcp import SERVER, free_port, http_server, serving
 
 from . import run_cli
 
@@ -135,6 +135,16 @@ def test_a_streamable_http_server_with_expanded_headers(tmp_path: Path, http_ser
     code, result, err = run(tmp_path, "--mcp-config", "servers.json", MCP_PORT=port)
     assert code == 0, err
     assert result["tool_calls"][0]["result"] == "from default"
+
+
+def test_an_sse_server(tmp_path: Path) -> None:
+    with serving("sse") as port:
+        remote = {"type": "sse", "url": f"http://127.0.0.1:{port}/sse"}
+        write(tmp_path / "servers.json", {"mcpServers": {"old": remote}})
+        script(tmp_path, call("mcp__old__add", a=4, b=5))
+        code, result, err = run(tmp_path, "--mcp-config", "servers.json")
+    assert code == 0, err
+    assert json.loads(result["tool_calls"][0]["result"]) == {"total": 9}
 
 
 def test_mcp_tool_hooks_call_the_runs_server_over_its_connection(tmp_path: Path) -> None:
