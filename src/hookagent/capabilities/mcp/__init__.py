@@ -16,11 +16,26 @@ like any other tool. Connect before building the agent, since the builder collec
 
 `MCP.from_claude_config(".mcp.json")` reads Claude Code's project file instead, and
 `claude_config.load_mcp_configs(paths, plugin_root=...)` any number of them as Claude Code does.
+
+`MCP` and `MCPTool` are imported on first use (PEP 562): reading server configurations
+(`config`, `claude_config`) does not load the SDK, which takes about a second.
 """
 
-from hookagent.capabilities.mcp.capability import MCP
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
-from hookagent.capabilities.mcp.tool import MCPTool
+
+if TYPE_CHECKING:
+    from hookagent.capabilities.mcp.capability import MCP
+    from hookagent.capabilities.mcp.tool import MCPTool
+
+_LAZY = {
+    "MCP": "hookagent.capabilities.mcp.capability",
+    "MCPTool": "hookagent.capabilities.mcp.tool",
+}
 
 __all__ = [
     "HttpServer",
@@ -30,3 +45,12 @@ __all__ = [
     "SseServer",
     "StdioServer",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
