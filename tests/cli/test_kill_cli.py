@@ -61,7 +61,9 @@ def hookagent(cwd: Path, *args: str, kill_at: int = 0) -> subprocess.CompletedPr
     return run_cli.hookagent(cwd, *args, env=env)
 
 
-@pytest.mark.parametrize("kill_at", [3, 6, 9])
+# The writes of this run: 1 its start, then per call its `started` and its result (2-7), 8
+# the end. Killed after a `started`, after a result, and after the last call's result.
+@pytest.mark.parametrize("kill_at", [2, 5, 7])
 def test_a_killed_cli_run_resumes_with_every_line_once(tmp_path: Path, kill_at: int) -> None:
     (tmp_path / "plugin.py").write_text(PLUGIN)
     (tmp_path / "turns.json").write_text(json.dumps(SCRIPT))
