@@ -302,6 +302,15 @@ def _sessions_commands() -> None:
 _sessions_commands()
 
 
+def _serve_commands() -> None:
+    from hookagent.cli.serve_cmd import register
+
+    register(app)
+
+
+_serve_commands()
+
+
 @app.command()
 def demo() -> None:
     """Four short scripted runs showing hooks block, rewrite, keep going and stop.
