@@ -115,6 +115,9 @@ async def test_an_image_reaches_a_model_that_accepts_images_as_an_image(
     if accepts:
         assert message.content == "a red dot"
         assert [i.mime_type for i in message.images] == ["image/png"]
+        again = h.RunState.from_json(result.state.to_json())  # as a store keeps it
+        assert [m for m in again.messages if isinstance(m, ToolResultMessage)] == [message]
+        assert result.tool_calls[0].result.images == message.images
     else:
         assert message.images == ()
         assert message.content == (
