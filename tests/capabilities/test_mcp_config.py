@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import hookagent as h
 from hookagent.capabilities.mcp import MCP, HttpServer, StdioServer
@@ -153,3 +156,22 @@ def test_a_missing_or_broken_claude_config_is_a_config_error(tmp_path: Path) -> 
     broken.write_text("[]")
     with pytest.raises(h.ConfigError, match="must be a JSON object"):
         load_claude_config(broken)
+
+
+_NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
+_VALUES = st.text(alphabet=st.characters(exclude_characters="\x00"), max_size=20)
+
+
+@given(name=_NAMES, value=_VALUES, default=_VALUES.filter(lambda d: "}" not in d))
+def test_variables_expand_as_claude_code_expands_them(name: str, value: str, default: str) -> None:
+    """`${NAME}` is the variable's value; `${NAME:-default}` the value when it is set (even
+    empty), else the default; the text around them is kept."""
+    args = [f"<${{{name}}}>", f"<${{{name}:-{default}}}>"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = write(Path(folder), {"s": {"command": "x", "args": args}})
+        assert load_claude_config(path, environ={name: value})["s"].args == (
+            f"<{value}>",
+            f"<{value}>",
+        )
+        path = write(Path(folder), {"s": {"command": "x", "args": args[1:]}})
+        assert load_claude_config(path, environ={})["s"].args == (f"<{default}>",)
