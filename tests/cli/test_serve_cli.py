@@ -1,0 +1,149 @@
+"""`hookagent serve` and `hookagent tokens`, run for real as subprocesses: tokens are made
+(shown once), listed and revoked; the server starts on a free loopback port, answers with a
+token, takes an approval, and stops on Ctrl-C; an address others reach is refused while the
+store has no live token."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+import hookagent as h
+from hookagent.store.sqlite import SQLiteStore
+from hookagent.testing import ScriptedModel, turn
+
+from .run_cli import hookagent
+
+
+def tokens(cwd: Path, *args: str) -> Any:
+    done = hookagent(cwd, "tokens", *args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_tokens_are_created_once_listed_without_secrets_and_revoked(tmp_path: Path) -> None:
+    made = tokens(tmp_path, "create", "--role", "approver", "--name", "alice")
+    assert made["token"].startswith("hka_") and (made["name"], made["role"]) == (
+        "alice",
+        "approver",
+    )
+    listed = tokens(tmp_path, "ls")
+    assert [(t["id"], t["revoked_at"]) for t in listed] == [(made["id"], None)]
+    assert made["token"] not in json.dumps(listed) and "digest" not in listed[0]
+    stored = (tmp_path / ".hookagent" / "sessions.db").read_bytes()
+    assert made["token"].encode() not in stored  # only its SHA-256 is kept
+
+    text = hookagent(tmp_path, "tokens", "ls")
+    assert "alice" in text.stdout and "approver" in text.stdout
+    assert tokens(tmp_path, "revoke", made["id"])["revoked_at"] is not None
+    again = hookagent(tmp_path, "tokens", "revoke", made["id"])
+    assert again.returncode == 2 and "revoked already" in again.stderr
+
+
+def test_tokens_refuse_a_bad_role_an_empty_name_and_an_unknown_id(tmp_path: Path) -> None:
+    bad = hookagent(tmp_path, "tokens", "create", "--role", "root")
+    assert bad.returncode == 2 and "--role is viewer, approver or admin, not 'root'" in bad.stderr
+    empty = hookagent(tmp_path, "tokens", "create", "--role", "viewer", "--name", " ")
+    assert empty.returncode == 2 and "--name is empty" in empty.stderr
+    assert hookagent(tmp_path, "tokens", "ls").stdout.startswith("no tokens")
+    tokens(tmp_path, "create", "--role", "viewer")
+    unknown = hookagent(tmp_path, "tokens", "revoke", "nope")
+    assert unknown.returncode == 2 and "no token 'nope'" in unknown.stderr
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1", "example.com"])
+def test_serve_refuses_an_address_others_reach_without_a_live_token(
+    tmp_path: Path, host: str
+) -> None:
+    made = tokens(tmp_path, "create", "--role", "admin")
+    tokens(tmp_path, "revoke", made["id"])
+    done = hookagent(tmp_path, "serve", "--host", host, "--port", "0")
+    assert done.returncode == 2, done.stderr
+    assert f"--host {host} is reachable from other machines" in done.stderr
+    assert "hookagent tokens create" in done.stderr
+
+
+def test_serve_refuses_a_store_that_does_not_exist(tmp_path: Path) -> None:
+    done = hookagent(tmp_path, "serve", "--port", "0")
+    assert done.returncode == 2 and "no store at" in done.stderr
+
+
+async def paused_run(db: Path) -> str:
+    @h.tool
+    def deploy(env: str) -> str:
+        """Deploy."""
+        return env
+
+    store = SQLiteStore(db)
+    await store.open()
+    try:
+        agent = (
+            h.AgentBuilder()
+            .model(ScriptedModel([turn("", {"name": "deploy", "args": {"env": "prod"}})]))
+            .tools(deploy)
+            .store(store)
+            .on(h.BEFORE_TOOL, lambda e: h.HookResult.ask("Deploy?"), name="ask")
+            .build()
+        )
+        return (await agent.run("ship", session="ops")).run_id
+    finally:
+        await store.close()
+
+
+def ready_line(server: subprocess.Popen[str], timeout: float = 30) -> Any:
+    assert server.stdout is not None
+    ready, _, _ = select.select([server.stdout], [], [], timeout)
+    assert ready, "serve printed no ready line"
+    return json.loads(server.stdout.readline())
+
+
+def test_serve_answers_on_a_free_loopback_port_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    asyncio.run(paused_run(db))
+    approver = tokens(tmp_path, "create", "--role", "approver", "--store", str(db))["token"]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hookagent", "serve", "--store", str(db), "--port", "0", "--json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    try:
+        url = ready_line(server)["url"]
+        assert url.startswith("http://127.0.0.1:")
+        with httpx2.Client(base_url=url, timeout=10) as client:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if client.get("/health").status_code == 200:
+                        break
+                except httpx2.TransportError:
+                    pass
+                assert time.monotonic() < deadline, "the server never became ready"
+                time.sleep(0.05)
+            assert client.get("/inbox").status_code == 401
+            headers = {"Authorization": f"Bearer {approver}"}
+            [item] = client.get("/inbox", headers=headers).json()["items"]
+            assert item["session"]["name"] == "ops" and item["tool"] == "deploy"
+            answered = client.post(
+                f"/questions/{item['id']}/answer", json={"decision": "approve"}, headers=headers
+            )
+            assert answered.status_code == 200, answered.text
+            assert client.get("/inbox", headers=headers).json()["items"] == []
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, stderr = server.communicate(timeout=30)
+    assert server.returncode == 0, stderr
+    assert "Traceback" not in stderr
