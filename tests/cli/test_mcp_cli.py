@@ -326,3 +326,16 @@ def test_an_elicitation_in_a_run_kept_in_a_store_is_declined_not_paused(tmp_path
     assert result["tool_calls"][0]["result"] == "decline"
     [decision] = [d for d in result["decisions"] if d["point"] == "elicitation"]
     assert "cannot pause for an MCP server's question" in decision["reason"]
+
+
+def test_hooks_test_matches_elicitation_hooks_on_the_server_name(tmp_path: Path) -> None:
+    handler = {"type": "command", "command": "exit 2"}
+    hooks = {"Elicitation": [{"matcher": "ops", "hooks": [handler]}]}
+    write(tmp_path / "settings.json", {"hooks": hooks})
+    for server, code in (("ops", 1), ("docs", 0)):
+        payload = {"mcp_server_name": server, "message": "Deploy?", "requested_schema": {}}
+        write(tmp_path / "event.json", payload)
+        done = run_cli.hookagent(
+            tmp_path, "hooks", "test", "Elicitation", "--input", "event.json", "-s", "settings.json"
+        )
+        assert done.returncode == code, done.stdout + done.stderr

@@ -103,6 +103,8 @@ _SUBJECT_FIELD = {
     "PostCompact": "trigger",
     "Notification": "notification_type",
     "StopFailure": "error",
+    "Elicitation": "mcp_server_name",
+    "ElicitationResult": "mcp_server_name",
 }
 
 
