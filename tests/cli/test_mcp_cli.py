@@ -339,3 +339,11 @@ def test_hooks_test_matches_elicitation_hooks_on_the_server_name(tmp_path: Path)
             tmp_path, "hooks", "test", "Elicitation", "--input", "event.json", "-s", "settings.json"
         )
         assert done.returncode == code, done.stdout + done.stderr
+
+
+def test_a_missing_mcp_config_is_refused_before_a_store_is_opened(tmp_path: Path) -> None:
+    script(tmp_path)
+    code, _, err = run(tmp_path, "--mcp-config", "nope.json", "--session", "s")
+    assert code == 2
+    assert "error: --mcp-config: no such file: nope.json" in err
+    assert not (tmp_path / ".hookagent").exists()

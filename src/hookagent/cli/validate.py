@@ -66,6 +66,11 @@ def check_run_options(options: RunOptions) -> None:
         parse_model_aliases(options.model_aliases)
     whole_number("--max-result-chars", options.max_result_chars, least=0, note=" (0: no limit)")
     existing_dir("--root", options.root, cwd=options.cwd)
+    for file in options.mcp_configs:
+        full = Path(options.cwd or os.getcwd(), os.path.expanduser(file))
+        if not full.is_file():
+            what = "not a file" if full.exists() else "no such file"
+            raise ConfigError(f"{what}: {file} ({full.resolve()})", key="--mcp-config", value=file)
     if options.base_url is not None and not options.base_url.startswith(("http://", "https://")):
         raise ConfigError(
             f"must be an http:// or https:// URL, not {options.base_url!r}",
