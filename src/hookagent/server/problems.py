@@ -37,10 +37,9 @@ def problem_response(
     headers: Mapping[str, str] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> JSONResponse:
-    title = HTTPStatus(status).phrase
     body = {
-        "type": f"https://hookagent.dev/problems/{title.lower().replace(' ', '-')}",
-        "title": title,
+        "type": "about:blank",  # RFC 9457 4.2.1: the status says it all, titled by its phrase
+        "title": HTTPStatus(status).phrase,
         "status": status,
         "detail": detail,
         **(extra or {}),
@@ -55,9 +54,14 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, Problem)
         return problem_response(exc.status, exc.detail, headers=exc.headers)
 
-    async def http(_: Request, exc: Exception) -> JSONResponse:
+    async def http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
-        detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        detail = exc.detail if isinstance(exc.detail, str) else ""
+        if detail in ("", HTTPStatus(exc.status_code).phrase):  # Starlette's own: say where
+            detail = (
+                f"{HTTPStatus(exc.status_code).phrase}: {request.method} {request.url.path} "
+                "(/openapi.json lists the endpoints)"
+            )
         return problem_response(exc.status_code, detail, headers=exc.headers)
 
     async def invalid(_: Request, exc: Exception) -> JSONResponse:
