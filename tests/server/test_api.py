@@ -8,6 +8,8 @@ from typing import Any
 
 from .conftest import SECRET_METADATA, World
 
+ROWS = ("messages", "steps", "tool-calls", "decisions")
+
 
 async def get(world: World, path: str, **params: Any) -> Any:
     response = await world.client.get(path, params=params, headers=world.viewer)
@@ -125,6 +127,7 @@ async def test_no_response_holds_the_runs_metadata(world: World) -> None:
         await get(world, "/sessions/ops"),
         await get(world, f"/runs/{world.run_id}"),
         await get(world, "/inbox"),
+        *[await get(world, f"/runs/{world.run_id}/{rows}") for rows in ROWS],
     ]
     text = json.dumps(seen)
     assert SECRET_METADATA["api_key"] not in text and "metadata" not in text

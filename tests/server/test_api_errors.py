@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from hookagent.server.limits import BodyLimit
 from hookagent.store import tokens
 
 from .conftest import World, bearer
@@ -154,3 +155,21 @@ async def test_a_failing_store_is_503_naming_it(world: World) -> None:
     await world.store.close()
     body = problem(await world.client.get("/inbox", headers=headers), 503)
     assert world.store.url in body["detail"]
+
+
+async def test_a_content_length_that_is_not_a_number_is_400() -> None:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the request reached the app")
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    scope = {"type": "http", "headers": [(b"content-length", b"12x")], "method": "POST"}
+    await BodyLimit(app, 100)(scope, receive, send)
+    assert sent[0]["status"] == 400
+    assert b"Content-Length header is not a number" in sent[1]["body"]

@@ -20,9 +20,13 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            response = problem_response(413, self._detail())
-            await response(scope, receive, send)
+        if declared is not None and not declared.isdigit():
+            await problem_response(400, "the Content-Length header is not a number")(
+                scope, receive, send
+            )
+            return
+        if declared is not None and int(declared) > self.limit:
+            await problem_response(413, self._detail())(scope, receive, send)
             return
         seen = 0
 

@@ -134,7 +134,8 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "WHERE status IN ('queued', 'running', 'waiting')",
     ),
     # 4: the bearer tokens of `hookagent serve` (the SHA-256 of each secret, never the
-    # secret), and the open questions newest first for its inbox.
+    # secret). Its inbox reads the questions of waiting runs through `runs_by_status` and
+    # `questions_by_run`: its cost follows the runs that wait, not every question.
     (
         """
         CREATE TABLE tokens (
@@ -147,7 +148,6 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             seq BIGINT GENERATED ALWAYS AS IDENTITY
         )
         """,
-        "CREATE INDEX questions_open ON questions (created_at DESC, seq DESC) WHERE answer IS NULL",
     ),
 )
 
