@@ -1,11 +1,10 @@
 """`hookagent serve` and `hookagent tokens`, run for real as subprocesses: tokens are made
 (shown once), listed and revoked; the server starts on a free loopback port, answers with a
-token, takes an approval, and stops on Ctrl-C; an address others reach is refused while the
-store has no live token."""
+token, takes an approval that a worker then acts on, and stops on Ctrl-C; an address others
+reach is refused while the store has no live token."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import select
@@ -19,11 +18,8 @@ from typing import Any
 import httpx2
 import pytest
 
-import hookagent as h
-from hookagent.store.sqlite import SQLiteStore
-from hookagent.testing import ScriptedModel, turn
-
 from .run_cli import hookagent
+from .test_sessions_cli import PLUGIN, SCRIPT, deployed, start
 
 
 def tokens(cwd: Path, *args: str) -> Any:
@@ -79,28 +75,6 @@ def test_serve_refuses_a_store_that_does_not_exist(tmp_path: Path) -> None:
     assert done.returncode == 2 and "no store at" in done.stderr
 
 
-async def paused_run(db: Path) -> str:
-    @h.tool
-    def deploy(env: str) -> str:
-        """Deploy."""
-        return env
-
-    store = SQLiteStore(db)
-    await store.open()
-    try:
-        agent = (
-            h.AgentBuilder()
-            .model(ScriptedModel([turn("", {"name": "deploy", "args": {"env": "prod"}})]))
-            .tools(deploy)
-            .store(store)
-            .on(h.BEFORE_TOOL, lambda e: h.HookResult.ask("Deploy?"), name="ask")
-            .build()
-        )
-        return (await agent.run("ship", session="ops")).run_id
-    finally:
-        await store.close()
-
-
 def ready_line(server: subprocess.Popen[str], timeout: float = 30) -> Any:
     assert server.stdout is not None
     ready, _, _ = select.select([server.stdout], [], [], timeout)
@@ -108,12 +82,15 @@ def ready_line(server: subprocess.Popen[str], timeout: float = 30) -> Any:
     return json.loads(server.stdout.readline())
 
 
-def test_serve_answers_on_a_free_loopback_port_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    db = tmp_path / "sessions.db"
-    asyncio.run(paused_run(db))
-    approver = tokens(tmp_path, "create", "--role", "approver", "--store", str(db))["token"]
+def test_an_approval_over_http_lets_a_worker_complete_the_run(tmp_path: Path) -> None:
+    """`run --session` pauses; `serve` on a free loopback port shows the question and takes
+    the approval; after Ctrl-C (exit 0), `worker --once` completes the run."""
+    (tmp_path / "plugin.py").write_text(PLUGIN)
+    (tmp_path / "turns.json").write_text(json.dumps(SCRIPT))
+    paused = start(tmp_path, "ops")
+    approver = tokens(tmp_path, "create", "--role", "approver", "--name", "oncall")["token"]
     server = subprocess.Popen(
-        [sys.executable, "-m", "hookagent", "serve", "--store", str(db), "--port", "0", "--json"],
+        [sys.executable, "-m", "hookagent", "serve", "--port", "0", "--json"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -136,7 +113,8 @@ def test_serve_answers_on_a_free_loopback_port_and_stops_on_ctrl_c(tmp_path: Pat
             assert client.get("/inbox").status_code == 401
             headers = {"Authorization": f"Bearer {approver}"}
             [item] = client.get("/inbox", headers=headers).json()["items"]
-            assert item["session"]["name"] == "ops" and item["tool"] == "deploy"
+            assert item["session"]["name"] == "ops" and item["run_id"] == paused["run_id"]
+            assert (item["tool"], item["args"]) == ("deploy", {"env": "prod"})
             answered = client.post(
                 f"/questions/{item['id']}/answer", json={"decision": "approve"}, headers=headers
             )
@@ -147,3 +125,10 @@ def test_serve_answers_on_a_free_loopback_port_and_stops_on_ctrl_c(tmp_path: Pat
         _, stderr = server.communicate(timeout=30)
     assert server.returncode == 0, stderr
     assert "Traceback" not in stderr
+
+    worked = hookagent(tmp_path, "worker", "--once")
+    assert worked.returncode == 0, worked.stderr
+    assert f"run {paused['run_id']} · session ops · completed" in worked.stdout
+    assert deployed(tmp_path) == ["deployed prod"]
+    shown = json.loads(hookagent(tmp_path, "sessions", "show", "ops", "--json").stdout)
+    assert any("api:oncall" in (d["answer"] or "") for d in shown["decisions"])
