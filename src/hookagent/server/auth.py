@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Final
 
-from fastapi import Request, Security
+from fastapi import Depends, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from hookagent.server.problems import Problem
@@ -18,7 +18,7 @@ from hookagent.store import tokens
 from hookagent.store.base import Store
 from hookagent.store.records import TokenRecord, TokenRole
 
-__all__ = ["require", "store_of"]
+__all__ = ["Approver", "Viewer", "require", "store_of"]
 
 _BEARER: Final = HTTPBearer(auto_error=False, description="A token of `hookagent tokens create`.")
 _CHALLENGE: Final = {"WWW-Authenticate": 'Bearer realm="hookagent"'}
@@ -54,3 +54,7 @@ def require(needed: TokenRole) -> Callable[..., Awaitable[TokenRecord]]:
         return token
 
     return caller
+
+
+Viewer = Annotated[TokenRecord, Depends(require("viewer"))]
+Approver = Annotated[TokenRecord, Depends(require("approver"))]

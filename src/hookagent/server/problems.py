@@ -76,9 +76,9 @@ def install(app: FastAPI) -> None:
     async def stale(_: Request, exc: Exception) -> JSONResponse:
         return problem_response(409, str(exc))
 
-    async def store(_: Request, exc: Exception) -> JSONResponse:
-        _LOG.error("store error: %s", exc)
-        return problem_response(503, f"the store failed: {exc}")
+    async def store(request: Request, exc: Exception) -> JSONResponse:
+        _LOG.error("%s %s: the store failed: %s", request.method, request.url.path, exc)
+        return problem_response(503, "the store failed; the server's log says why")
 
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         _LOG.error("%s %s failed", request.method, request.url.path, exc_info=exc)

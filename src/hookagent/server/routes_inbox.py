@@ -4,23 +4,20 @@ implementation `hookagent approve`/`deny` use: a stale question is refused with 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import Any, Literal, Self
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hookagent.durable.answering import answer_question, stale_reason
-from hookagent.server.auth import require, store_of
+from hookagent.server.auth import Approver, Viewer, store_of
 from hookagent.server.problems import Problem
-from hookagent.server.routes_runs import Limit, Offset
-from hookagent.server.views import page, question_json
-from hookagent.store.records import SessionRecord, TokenRecord
+from hookagent.server.views import Limit, Offset, page, question_json
+from hookagent.store.records import SessionRecord
 
 __all__ = ["AnswerBody", "router"]
 
 router = APIRouter()
-Viewer = Annotated[TokenRecord, Depends(require("viewer"))]
-Approver = Annotated[TokenRecord, Depends(require("approver"))]
 
 
 class AnswerBody(BaseModel):

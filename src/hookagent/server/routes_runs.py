@@ -8,20 +8,24 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 
-from hookagent.server.auth import require, store_of
+from hookagent.server.auth import Viewer, store_of
 from hookagent.server.problems import Problem
-from hookagent.server.views import call_json, page, question_json, run_json, session_json
+from hookagent.server.views import (
+    Limit,
+    Offset,
+    call_json,
+    page,
+    question_json,
+    run_json,
+    session_json,
+)
 from hookagent.store.base import RunRows
-from hookagent.store.records import TokenRecord
 
-__all__ = ["Limit", "Offset", "router"]
+__all__ = ["router"]
 
 router = APIRouter()
-Viewer = Annotated[TokenRecord, Depends(require("viewer"))]
-Limit = Annotated[int, Query(ge=1, le=500, description="Items in a page.")]
-Offset = Annotated[int, Query(ge=0, description="Items to skip: a page's `next_offset`.")]
 Status = Literal["idle", "queued", "running", "waiting", "completed", "failed", "stopped"]
 
 

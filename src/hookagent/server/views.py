@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any, Final, TypeVar
+from typing import Annotated, Any, Final
+
+from fastapi import Query
 
 from hookagent.cli.session_views import question_dict, session_dict
 from hookagent.store.records import CallRecord, QuestionRecord, RunRecord, SessionRecord
 
-__all__ = ["call_json", "page", "question_json", "run_json", "session_json"]
+__all__ = ["Limit", "Offset", "call_json", "page", "question_json", "run_json", "session_json"]
 
-T = TypeVar("T")
 
 _RUN_SCALARS: Final = (
     "output",
@@ -28,6 +29,8 @@ _RUN_SCALARS: Final = (
 )
 
 session_json = session_dict
+Limit = Annotated[int, Query(ge=1, le=500, description="Items in a page.")]
+Offset = Annotated[int, Query(ge=0, description="Items to skip: a page's `next_offset`.")]
 
 
 def page(items: Sequence[Any], limit: int, offset: int, read: int | None = None) -> dict[str, Any]:
