@@ -388,3 +388,10 @@ def test_the_projects_sandbox_settings_reach_bash(project: Project) -> None:
     done = project.run("hi", "--claude-project", ".", "--allow-bash")
     assert done.returncode == 2
     assert "settings.json, sandbox.excludedCommands: is not supported" in done.stderr
+
+
+def test_a_slash_command_needs_no_quotes(project: Project) -> None:
+    copy_commands(project)
+    done = project.run("/triage-issue", "#9", "flaky", "--claude-project", ".")
+    assert done.returncode == 0, done.stderr
+    assert "#9 flaky" in project.requests()[0]["messages"][0]

@@ -64,7 +64,14 @@ app = typer.Typer(
 @app.command()
 def run(
     ctx: typer.Context,
-    prompt: Annotated[str, typer.Argument(help="The user prompt that starts the run.")],
+    prompt: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="PROMPT",
+            help="The user prompt that starts the run; more words are joined to it, so "
+            "`/review src/app.py` needs no quotes.",
+        ),
+    ],
     model: Annotated[
         str,
         typer.Option(
@@ -215,7 +222,7 @@ def run(
 ) -> None:
     """Run PROMPT and show each step, tool call and hook decision as it happens."""
     options = RunOptions(
-        prompt=prompt,
+        prompt=" ".join(prompt),
         model=model,
         json=json_output,
         system=system,
