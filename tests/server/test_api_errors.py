@@ -97,6 +97,7 @@ async def test_an_answer_to_a_finished_run_is_409(world: World) -> None:
         ({"decision": "maybe"}, "body.decision"),
         ({"decision": "approve", "scope": "forever"}, "body.scope"),
         ({"decision": "approve", "ttl": 0}, "body.ttl"),
+        ({"decision": "approve", "ttl": "Infinity"}, "body.ttl"),
         ({"decision": "deny", "scope": "session"}, "a denial answers this question only"),
         ({"decision": "approve", "extra": 1}, "body.extra"),
         ({}, "body.decision"),

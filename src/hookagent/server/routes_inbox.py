@@ -31,7 +31,9 @@ class AnswerBody(BaseModel):
         description="How far an approval reaches: this question, the same call (tool and "
         "arguments) again in this run, or in any run of the session.",
     )
-    ttl: float | None = Field(None, gt=0, description="Seconds after which the approval lapses.")
+    ttl: float | None = Field(
+        None, gt=0, allow_inf_nan=False, description="Seconds after which the approval lapses."
+    )
     reason: str | None = Field(None, max_length=4000, description="Why; the model reads it.")
     fingerprint: str | None = Field(
         None,
