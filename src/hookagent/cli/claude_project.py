@@ -119,7 +119,7 @@ def _hooks(
 def _permissions(builder: AgentBuilder, project: ClaudeProject, options: RunOptions) -> None:
     """The project's and local rules (`Approvals` reads them), the user's, and the
     `allowed-tools` of the command the prompt came from, for this run."""
-    if options.claude_project is None and not options.approvals:
+    if options.claude_project is None:  # --approvals alone: installed as without a project
         return
     from pathlib import Path
 
