@@ -78,3 +78,15 @@ def test_a_plugins_hooks_file_given_as_settings_is_read_as_the_plugins() -> None
     assert {h.source.kind for h in loaded.handlers} == {"plugin"}
     assert {h.source.plugin_root for h in loaded.handlers} == {root}
     assert all(h.command is not None and root in h.command for h in loaded.handlers)
+
+
+def test_the_plugin_root_outside_a_plugin_is_a_warning(tmp_path: Path) -> None:
+    hooks = {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/x.sh"}]}]}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"hooks": hooks}))
+    loaded = discover(".", explicit=[path], include_standard=False)
+    (warning,) = loaded.warnings
+    assert "hooks.Stop[0].hooks[0]" in warning
+    assert "${CLAUDE_PLUGIN_ROOT}, which Claude Code sets only for a plugin's hooks" in warning
+    plugin = FIXTURES / "hookify" / "hooks" / "hooks.json"
+    assert discover(".", explicit=[plugin], include_standard=False).warnings == ()

@@ -63,6 +63,12 @@ _DEAD_VARS: Final = re.compile(
     r"|EVENT_TYPE|MODEL|NOTIFICATION))\b"
 )
 
+_SETTINGS_KINDS: Final = frozenset({"managed", "user", "project", "local", "explicit"})
+_NO_PLUGIN_ROOT: Final = (
+    "uses ${CLAUDE_PLUGIN_ROOT}, which Claude Code sets only for a plugin's hooks: here it "
+    "expands to nothing (give the plugin's folder with --claude-plugin)"
+)
+
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -257,6 +263,10 @@ def _spec(
         notes.warn(
             where, f"uses {names}, which no Claude Code build sets (hooks read JSON on stdin)"
         )
+    if source.kind in _SETTINGS_KINDS and any(
+        PLUGIN_ROOT in text for text in (command or "", *(args or ()))
+    ):
+        notes.warn(where, _NO_PLUGIN_ROOT)
     if handler.if_rule is not None and event not in IF_EVENTS:
         notes.warn(where, f"`if` is checked only on {_IF_LIST}; on {event} this handler never runs")
     background = _background(handler, where, notes)
