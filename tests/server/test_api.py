@@ -139,4 +139,10 @@ async def test_the_openapi_schema_lists_the_endpoints(world: World) -> None:
     paths = response.json()["paths"]
     for path in ("/sessions", "/inbox", "/questions/{question_id}/answer", "/runs/{run_id}/steps"):
         assert path in paths
-    assert "HTTPBearer" in response.json()["components"]["securitySchemes"]
+    components = response.json()["components"]
+    assert "HTTPBearer" in components["securitySchemes"]
+    assert {"QuestionOut", "Page_QuestionOut_", "RunDetail", "ProblemOut"} <= set(
+        components["schemas"]
+    )
+    answer = paths["/questions/{question_id}/answer"]["post"]["responses"]
+    assert {"200", "401", "403", "409", "413", "422"} <= set(answer)

@@ -12,12 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from hookagent.durable.answering import answer_question, stale_reason
 from hookagent.server.auth import Approver, Viewer, store_of
 from hookagent.server.problems import Problem
+from hookagent.server.schemas import PROBLEMS, Answered, Page, QuestionOut, problem
 from hookagent.server.views import Limit, Offset, page, question_json
 from hookagent.store.records import SessionRecord
 
 __all__ = ["AnswerBody", "router"]
 
-router = APIRouter()
+router = APIRouter(responses=PROBLEMS)
 
 
 class AnswerBody(BaseModel):
@@ -49,7 +50,11 @@ class AnswerBody(BaseModel):
         return self
 
 
-@router.get("/inbox", summary="The questions paused runs wait on, newest first")
+@router.get(
+    "/inbox",
+    response_model=Page[QuestionOut],
+    summary="The questions paused runs wait on, newest first",
+)
 async def inbox(
     request: Request, _: Viewer, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:
@@ -66,7 +71,9 @@ async def inbox(
     return page(items, limit, offset, read=len(found))
 
 
-@router.get("/questions/{question_id}", summary="One question, answered or not")
+@router.get(
+    "/questions/{question_id}", response_model=QuestionOut, summary="One question, answered or not"
+)
 async def question(request: Request, _: Viewer, question_id: str) -> dict[str, Any]:
     store = store_of(request)
     found = await store.question(question_id)
@@ -77,8 +84,12 @@ async def question(request: Request, _: Viewer, question_id: str) -> dict[str, A
 
 @router.post(
     "/questions/{question_id}/answer",
+    response_model=Answered,
     summary="Approve or deny a question",
-    responses={409: {"description": "The question is stale: its run does not wait on it."}},
+    responses={
+        409: problem("The question is stale: its run does not wait on it."),
+        413: problem("The body is larger than the server takes."),
+    },
 )
 async def answer(
     request: Request, caller: Approver, question_id: str, body: AnswerBody

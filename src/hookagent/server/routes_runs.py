@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query, Request
 
 from hookagent.server.auth import Viewer, store_of
 from hookagent.server.problems import Problem
+from hookagent.server.schemas import PROBLEMS, CallOut, Page, RunDetail, SessionDetail, SessionOut
 from hookagent.server.views import (
     Limit,
     Offset,
@@ -25,11 +26,15 @@ from hookagent.store.base import RunRows
 
 __all__ = ["router"]
 
-router = APIRouter()
+router = APIRouter(responses=PROBLEMS)
 Status = Literal["idle", "queued", "running", "waiting", "completed", "failed", "stopped"]
 
 
-@router.get("/sessions", summary="Sessions, the most recently updated first")
+@router.get(
+    "/sessions",
+    response_model=Page[SessionOut],
+    summary="Sessions, the most recently updated first",
+)
 async def sessions(
     request: Request,
     _: Viewer,
@@ -46,7 +51,11 @@ async def sessions(
     return page([session_json(s) for s in found], limit, offset)
 
 
-@router.get("/sessions/{key}", summary="A session (by id or name) and its runs, oldest first")
+@router.get(
+    "/sessions/{key}",
+    response_model=SessionDetail,
+    summary="A session (by id or name) and its runs, oldest first",
+)
 async def session(request: Request, _: Viewer, key: str) -> dict[str, Any]:
     store = store_of(request)
     found = await store.session(key)
@@ -58,7 +67,9 @@ async def session(request: Request, _: Viewer, key: str) -> dict[str, Any]:
     }
 
 
-@router.get("/runs/{run_id}", summary="A run and the questions it waits on")
+@router.get(
+    "/runs/{run_id}", response_model=RunDetail, summary="A run and the questions it waits on"
+)
 async def run(request: Request, _: Viewer, run_id: str) -> dict[str, Any]:
     store = store_of(request)
     found = await store.run(run_id)
@@ -79,28 +90,44 @@ def _json_page(texts: Any, limit: int, offset: int) -> dict[str, Any]:
     return page([json.loads(t) for t in list(texts)[offset : offset + limit]], limit, offset)
 
 
-@router.get("/runs/{run_id}/messages", summary="A run's conversation, oldest first")
+@router.get(
+    "/runs/{run_id}/messages",
+    response_model=Page[dict[str, Any]],
+    summary="A run's conversation, oldest first",
+)
 async def messages(
     request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:
     return _json_page((await _rows(request, run_id)).messages, limit, offset)
 
 
-@router.get("/runs/{run_id}/steps", summary="A run's finished steps, in order")
+@router.get(
+    "/runs/{run_id}/steps",
+    response_model=Page[dict[str, Any]],
+    summary="A run's finished steps, in order",
+)
 async def steps(
     request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:
     return _json_page((await _rows(request, run_id)).steps, limit, offset)
 
 
-@router.get("/runs/{run_id}/decisions", summary="A run's decision records, in order")
+@router.get(
+    "/runs/{run_id}/decisions",
+    response_model=Page[dict[str, Any]],
+    summary="A run's decision records, in order",
+)
 async def decisions(
     request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:
     return _json_page((await _rows(request, run_id)).decisions, limit, offset)
 
 
-@router.get("/runs/{run_id}/tool-calls", summary="A run's tool-call journal, in order")
+@router.get(
+    "/runs/{run_id}/tool-calls",
+    response_model=Page[CallOut],
+    summary="A run's tool-call journal, in order",
+)
 async def tool_calls(
     request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:

@@ -1,0 +1,159 @@
+"""The shapes the API answers with, for its OpenAPI schema (and checked on the way out: a
+key not declared here never leaves the server)."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+__all__ = [
+    "AnswerOut",
+    "Answered",
+    "CallOut",
+    "PROBLEMS",
+    "Page",
+    "ProblemOut",
+    "QuestionOut",
+    "RunDetail",
+    "RunOut",
+    "SessionDetail",
+    "SessionOut",
+    "SessionRef",
+    "problem",
+]
+
+T = TypeVar("T")
+
+
+class Page(BaseModel, Generic[T]):
+    """A page of a list; `next_offset` is where the next page starts (null after the last)."""
+
+    items: list[T]
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class SessionOut(BaseModel):
+    id: str
+    name: str | None
+    status: str
+    title: str
+    created_at: float
+    updated_at: float
+    head_run_id: str | None
+    forked_from: str | None
+
+
+class SessionRef(BaseModel):
+    id: str
+    name: str | None
+    title: str
+
+
+class AnswerOut(BaseModel):
+    approved: bool
+    reason: str | None = None
+    by: str | None = None
+    """Who answered: `api:TOKEN-NAME` over HTTP, `cli:USER` from `hookagent approve`."""
+    scope: str | None = None
+    ttl: float | None = None
+    updated_args: dict[str, Any] | None = None
+
+
+class QuestionOut(BaseModel):
+    id: str
+    run_id: str
+    session_id: str
+    session: SessionRef | None = None
+    hook: str | None
+    point: str | None
+    question: str | None
+    """What the asking hook says: its reason for asking."""
+    tool: str | None
+    args: dict[str, Any] | None
+    call_id: str | None
+    step: int | None
+    options: list[str]
+    default: str | None
+    """What the run does once the question expires unanswered."""
+    created_at: float
+    expires_at: float | None
+    expired: bool
+    fingerprint: str | None
+    answer: AnswerOut | None
+    answered_at: float | None
+
+
+class RunOut(BaseModel):
+    id: str
+    session_id: str
+    status: str
+    created_at: float
+    updated_at: float
+    parent_run_id: str | None
+    prompt: str | None
+    policy_version: str
+    output: Any = None
+    stop_reason: str | None = None
+    stop_message: str | None = None
+    error: Any = None
+    usage: dict[str, Any] | None = None
+    started_at: float | None = None
+    elapsed: float | None = None
+    position: dict[str, Any] | None = None
+
+
+class RunDetail(RunOut):
+    questions: list[QuestionOut]
+    """The questions the run waits on (none unless it is waiting)."""
+
+
+class SessionDetail(BaseModel):
+    session: SessionOut
+    runs: list[RunOut]
+
+
+class CallOut(BaseModel):
+    call_id: str
+    step: int
+    name: str
+    args: Any
+    state: str
+    result: Any
+    updated_at: float
+
+
+class Answered(BaseModel):
+    question: QuestionOut
+    resume: str
+
+
+class ProblemOut(BaseModel):
+    """An error, as RFC 9457 shapes it (`application/problem+json`)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    errors: list[dict[str, Any]] | None = None
+    """For a 422: each field that is wrong (`where`) and what is wrong with it (`message`)."""
+
+
+def problem(description: str) -> dict[str, Any]:
+    return {
+        "model": ProblemOut,
+        "description": description,
+        "content": {"application/problem+json": {}},
+    }
+
+
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: problem("No bearer token, or one unknown or revoked."),
+    403: problem("The token's role is too low."),
+    404: problem("Nothing of that id."),
+    422: problem("A query parameter or the body is not valid."),
+    503: problem("The store failed."),
+}
+"""The errors every endpoint may answer with."""
