@@ -54,8 +54,7 @@ def serve(
 ) -> None:
     """Serve the store's sessions, runs and waiting questions over HTTP; Ctrl-C stops it.
 
-    Every endpoint but /health needs a token (`hookagent tokens create`); the OpenAPI
-    schema is at /openapi.json."""
+    Every endpoint needs a token (hookagent tokens create) but /health and /openapi.json."""
 
     def go() -> int:
         try:
