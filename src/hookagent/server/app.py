@@ -27,7 +27,8 @@ def create_app(store: Store, *, max_body: int = MAX_BODY) -> FastAPI:
         title="hookagent",
         version=version("hookagent"),
         description="Durable runs kept in a store: read them, and answer the questions "
-        "paused runs wait on. Every endpoint but /health needs a bearer token.",
+        "paused runs wait on. Every endpoint but /health and /openapi.json needs a bearer "
+        "token.",
         docs_url=None,  # the interactive pages load scripts from the network
         redoc_url=None,
     )
