@@ -4,6 +4,8 @@ token (401), a role too low (403), a stale answer (409), a bad body (422), a bod
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -175,3 +177,21 @@ async def test_a_content_length_that_is_not_a_number_is_400() -> None:
     await BodyLimit(app, 100)(scope, receive, send)
     assert sent[0]["status"] == 400
     assert b"Content-Length header is not a number" in sent[1]["body"]
+
+
+async def test_of_two_answers_given_at_once_one_is_recorded_and_the_other_is_409(
+    world: World,
+) -> None:
+    qid = await question_id(world)
+    responses = await asyncio.gather(
+        *(
+            world.client.post(
+                f"/questions/{qid}/answer", json={"decision": decision}, headers=world.approver
+            )
+            for decision in ("approve", "deny")
+        )
+    )
+    assert sorted(r.status_code for r in responses) == [200, 409]
+    [won] = [r.json()["question"]["answer"] for r in responses if r.status_code == 200]
+    [question] = await world.store.questions(world.run_id, pending=False)
+    assert json.loads(question.answer or "{}") == won
