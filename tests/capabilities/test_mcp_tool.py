@@ -5,6 +5,7 @@ from __future__ import annotations
 from mcp import types
 
 from hookagent.capabilities.mcp.tool import to_tool_result
+from hookagent.messages import ImagePart
 
 
 def result(*blocks: types.ContentBlock, **fields: object) -> types.CallToolResult:
@@ -36,7 +37,7 @@ def test_is_error_carries_over() -> None:
     assert converted.is_error and converted.content == "nope"
 
 
-def test_binary_and_resource_blocks_get_placeholders_and_keep_their_wire_shape() -> None:
+def test_images_ride_beside_the_text_other_binary_blocks_get_placeholders() -> None:
     converted = to_tool_result(
         result(
             types.ImageContent(data="AAAA", mime_type="image/png"),
@@ -52,8 +53,8 @@ def test_binary_and_resource_blocks_get_placeholders_and_keep_their_wire_shape()
             ),
         )
     )
+    assert converted.images == (ImagePart(mime_type="image/png", data="AAAA"),)  # as an image
     assert converted.content.splitlines() == [
-        "[image: image/png, 3 bytes]",
         "[audio: audio/wav, 6 bytes]",
         "[resource link: file:///README.md]",
         "inline text",
