@@ -41,12 +41,13 @@ from pydantic.json_schema import SkipJsonSchema
 from hookagent.capabilities.bash import seccomp
 from hookagent.capabilities.bash.domains import DomainRules
 from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
-from hookagent.capabilities.bash.persistent import ServerLost, Servers
+from hookagent.capabilities.bash.persistent import ServerLost
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
 from hookagent.capabilities.bash.proxy import CallProxy, forwarded, interpreter
 from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, SandboxProfile, wrap
 from hookagent.capabilities.bash.sandbox_config import SandboxConfig
+from hookagent.capabilities.bash.server_pool import Servers
 from hookagent.capabilities.bash.tighten import SandboxArgs, tighten
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
