@@ -144,6 +144,7 @@ async def test_the_audit_hook_changes_no_outcome_and_sees_every_fold(tmp_path: P
         "should_continue",
         *step,
         "before_tool",
+        "tool_refused",  # the second call is blocked
         "after_step",
         "should_continue",
         *step,
