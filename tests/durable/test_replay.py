@@ -107,3 +107,28 @@ async def test_replay_from_an_audit_trail_reports_the_same_change(tmp_path: Any)
 
     with pytest.raises(h.ConfigError, match="does not verify"):
         recording_from_audit(trail)
+
+
+def ask_push(event: h.ToolCallEvent) -> h.HookResult | None:
+    if "push" in event.args["command"]:
+        return h.HookResult.ask("push to the shared remote?")
+    return None
+
+
+async def test_an_answered_question_replays_with_its_recorded_answer() -> None:
+    for approved in (True, False):
+        store = MemoryStore()
+        original = await agent(store, ask_push).run(
+            "ship", session="s", approver=lambda q, a=approved: a
+        )
+        outcomes = [d.outcome for d in original.decisions]
+        assert outcomes == (["ask"] if approved else ["block"])
+        report = await replay(await load_recording(store, original.run_id), agent(None, ask_push))
+        assert report.changes == [], report.changes
+    # A question the record never had is denied, and says why.
+    store = MemoryStore()
+    original = await agent(store, note_push).run("ship", session="s")
+    report = await replay(await load_recording(store, original.run_id), agent(None, ask_push))
+    [change] = report.changes
+    assert (change.before, change.after) == ("context by user:note_push", "block by user:ask_push")
+    assert change.reason is not None and "a replay asks no one" in change.reason

@@ -5,13 +5,16 @@ reported. A policy change can be tried against real past runs before it ships.
 Nothing is called for real: the model is the record's replies in order (by how far the
 conversation has got, so a retry or a rewrite stays aligned), and each tool returns what the
 call returned when it ran. A call that the record blocked but today's hooks let through has
-no recorded result: it gets an error result saying so, and the replay goes on.
+no recorded result: it gets an error result saying so, and the replay goes on. No one is
+asked either: a question a hook asks again where the record has its answer gets that
+answer (so an approved `ask` replays as the same `ask`), and one the record never answered
+is denied, saying so.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, final
 
@@ -19,6 +22,7 @@ from hookagent.agent import Agent
 from hookagent.durable import codec
 from hookagent.errors import StoreError
 from hookagent.hooks.decision import Decision
+from hookagent.kernel.approval import Answer, Question
 from hookagent.kernel.reconcile import RECONCILE
 from hookagent.kernel.records import StepRecord
 from hookagent.messages import AssistantMessage, Message, UserMessage
@@ -135,7 +139,7 @@ async def replay(recording: Recording, agent: Agent) -> ReplayReport:
         settings=agent.settings,
         budgets=agent.budgets,
     )
-    result = await twin.run(recording.prompt)
+    result = await twin.run(recording.prompt, approver=_recorded_answers(recording.decisions))
     after = list(result.decisions)
     before = [d for d in recording.decisions if d.point != RECONCILE]  # no crash to settle
     return ReplayReport(
@@ -189,6 +193,28 @@ def _label(decision: Decision) -> str:
     """`outcome by hook`: the deciding hook, or for a context the hooks that added it."""
     hook = decision.hook or ", ".join(v.hook for v in decision.votes) or None
     return f"{decision.outcome} by {hook}" if hook else decision.outcome
+
+
+def _recorded_answers(decisions: Sequence[Decision]) -> Callable[[Question], Answer]:
+    """An approver answering each question as the record answered it at the same point,
+    step and call (in order, when one was asked there twice)."""
+    answered: dict[tuple[str, int, str | None], list[str]] = {}
+    for d in decisions:
+        if d.answer is not None:
+            answered.setdefault((d.point, d.step, d.call_id), []).append(d.answer)
+
+    def answer(question: Question) -> Answer:
+        given = answered.get((question.point, question.step, question.call_id))
+        if not given:
+            return Answer(
+                approved=False,
+                reason="the record has no answer to this question, and a replay asks no one",
+                by="replay",
+            )
+        text = given.pop(0)
+        return Answer(approved=text.startswith("approved"), reason=text, by="replay")
+
+    return answer
 
 
 @final
