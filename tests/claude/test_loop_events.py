@@ -484,7 +484,6 @@ NOT_APPLICABLE = [
     "MessageDisplay",
     "PostModelSwitch",
     "PreModelSwitch",
-    "Setup",
     "TeammateIdle",
     "WorktreeCreate",
     "WorktreeRemove",

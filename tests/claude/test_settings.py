@@ -288,7 +288,7 @@ def test_a_tool_name_under_hooks_is_reported_as_a_legacy_form(tmp_path: Path) ->
     assert "legacy form no current Claude Code build runs" in message
 
 
-@pytest.mark.parametrize("event", ["TeammateIdle", "Setup", "CwdChanged", "FileChanged"])
+@pytest.mark.parametrize("event", ["TeammateIdle", "CwdChanged", "FileChanged"])
 def test_an_event_hookagent_does_not_fire_is_skipped(tmp_path: Path, event: str) -> None:
     loaded = load(tmp_path, on(event, cmd("x")))
     assert [h.event for h in loaded.handlers] == [event]  # listed by `hooks check`

@@ -71,6 +71,9 @@ log = logging.getLogger("hookagent.claude")
 Ran = tuple[HandlerSpec, HandlerVerdict]
 """A handler that ran, and its verdict."""
 
+_SESSION_ENV = frozenset({"Setup", "SessionStart"})
+"""Events whose hooks write the session's `CLAUDE_ENV_FILE`, which the run's Bash sources."""
+
 
 @final
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,7 @@ class ClaudeHooks:
                 kind=mapping.kind,
                 source="claude-managed" if managed else "claude",
                 tier="audit" if mapping.last else "policy" if managed else "default",
+                priority=1 if event_name == "Setup" else 0,  # Setup before SessionStart
                 always=mapping.last,
                 timeout=None,
             )
@@ -225,7 +229,7 @@ class EventHandlers:
         result = None
         for occurrence in occurrences(self._event, event, self._options):
             result = await self._answer(occurrence, session) or result
-        if self._event == "SessionStart":
+        if self._event in _SESSION_ENV:
             result = _with_env_file(result, event, session)
         return result
 
@@ -271,7 +275,7 @@ class EventHandlers:
         """Run `specs` on `payload` in parallel; background ones (`async`, `asyncRewake`)
         are started, not awaited: what they find waits in `session.background`. Prompt
         handlers on Stop/SubagentStop are shown `conversation`."""
-        env_file = session.env_file_ready() if self._event == "SessionStart" else None
+        env_file = session.env_file_ready() if self._event in _SESSION_ENV else None
         waited = [spec for spec in specs if not spec.background]
 
         def one(spec: HandlerSpec) -> Coroutine[Any, Any, HandlerVerdict]:
@@ -392,8 +396,8 @@ class _AfterOutcome:
 def _with_env_file(
     result: HookResult | None, event: Any, session: ClaudeSession
 ) -> HookResult | None:
-    """Point the run's Bash at the `CLAUDE_ENV_FILE` once SessionStart hooks have written to
-    it: Claude Code sources it before each Bash command."""
+    """Point the run's Bash at the `CLAUDE_ENV_FILE` once Setup or SessionStart hooks have
+    written to it: Claude Code sources it before each Bash command."""
     path = session.env_file
     if event.run.metadata.get(ENV_FILE_KEY) == path or not _written(path):
         return result

@@ -70,6 +70,7 @@ FIRED: Final[dict[str, EventMapping]] = {
     "TaskCreated": EventMapping(TASK_CREATED, "guard", None),
     "TaskCompleted": EventMapping(TASK_COMPLETED, "guard", None),
     "InstructionsLoaded": EventMapping(SESSION_START, "observer", "load_reason"),
+    "Setup": EventMapping(SESSION_START, "guard", "trigger"),
     "UserPromptExpansion": EventMapping(USER_PROMPT, "guard", "command_name"),
     "Elicitation": EventMapping(ELICITATION, "guard", "server"),
     "ElicitationResult": EventMapping(ELICITATION_RESULT, "guard", "server"),

@@ -55,6 +55,9 @@ class ClaudeHookOptions:
     expansion: Expansion | None = None
     """The slash command the run's prompt was expanded from, told to UserPromptExpansion
     hooks."""
+    setup: Literal["init", "maintenance"] | None = None
+    """Setup hooks fire at the start of a new session's run, before SessionStart, with this
+    `trigger` (Claude Code's `--init` and `--maintenance`); None: they do not fire."""
 
     def __post_init__(self) -> None:
         if self.on_failure_default not in ("continue", "block"):
@@ -67,6 +70,8 @@ class ClaudeHookOptions:
                 key="updated_input_conflict",
                 value=self.updated_input_conflict,
             )
+        if self.setup not in (None, "init", "maintenance"):
+            raise ConfigError("must be init, maintenance or None", key="setup", value=self.setup)
         if not self.kill_grace_s >= 0:
             raise ConfigError(
                 "must be a number of seconds >= 0", key="kill_grace_s", value=self.kill_grace_s

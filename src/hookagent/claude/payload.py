@@ -58,7 +58,7 @@ _PATH_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 """Arguments Claude Code sends as absolute paths."""
 _NO_PERMISSION_MODE: Final = frozenset(
-    {"SessionStart", "Notification", "PreCompact", "PostCompact", "SessionEnd"}
+    {"SessionStart", "Setup", "Notification", "PreCompact", "PostCompact", "SessionEnd"}
 )
 
 
@@ -106,7 +106,7 @@ def build_payload(event_name: str, event: Any, ctx: PayloadContext) -> dict[str,
 
 
 def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
-    if hasattr(event, "claude_fields"):  # project_events: InstructionsLoaded, UserPromptExpansion
+    if hasattr(event, "claude_fields"):  # the events of claude.project_events
         fields: dict[str, Any] = event.claude_fields()
         return fields
     if isinstance(event, ToolCallEvent | ToolResultEvent):

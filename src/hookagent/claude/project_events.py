@@ -1,11 +1,13 @@
-"""InstructionsLoaded and UserPromptExpansion: Claude Code events about a project's files,
+"""InstructionsLoaded, UserPromptExpansion and Setup: Claude Code events about a project,
 fired at hookagent points that already exist.
 
 InstructionsLoaded fires at session_start, once for each instruction file the session
 loaded (`ClaudeHookOptions.instructions`); UserPromptExpansion fires at user_prompt when the
 prompt is the expansion of a slash command (`ClaudeHookOptions.expansion`), before
-UserPromptSubmit. `occurrences` turns the hookagent event into the Claude events to run
-handlers for; each carries the fields of its payload.
+UserPromptSubmit; Setup fires at session_start, before SessionStart, on a new session's
+run when the project is being set up (`ClaudeHookOptions.setup`). `occurrences` turns the
+hookagent event into the Claude events to run handlers for; each carries the fields of its
+payload.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from hookagent.claude.options import ClaudeHookOptions
     from hookagent.kernel.view import RunView
 
-__all__ = ["ExpansionEvent", "InstructionsEvent", "occurrences"]
+__all__ = ["ExpansionEvent", "InstructionsEvent", "SetupEvent", "occurrences"]
 
 
 @final
@@ -62,6 +64,17 @@ class ExpansionEvent:
         return self.expansion.payload()
 
 
+@final
+@dataclass(frozen=True, slots=True)
+class SetupEvent:
+    run: RunView
+    trigger: str
+    """init | maintenance."""
+
+    def claude_fields(self) -> dict[str, Any]:
+        return {"trigger": self.trigger}
+
+
 def occurrences(event_name: str, event: Any, options: ClaudeHookOptions) -> list[Any]:
     """The events to run `event_name`'s handlers for when hookagent fires `event`."""
     if event_name == "InstructionsLoaded":
@@ -75,4 +88,8 @@ def occurrences(event_name: str, event: Any, options: ClaudeHookOptions) -> list
         ):
             return []
         return [ExpansionEvent(event.run, event.prompt, expansion)]
+    if event_name == "Setup":
+        if options.setup is None or getattr(event, "source", None) != "startup":
+            return []
+        return [SetupEvent(event.run, options.setup)]
     return [event]

@@ -32,6 +32,7 @@ _CONTEXT_EVENTS = frozenset(
         "UserPromptSubmit",
         "UserPromptExpansion",
         "SessionStart",
+        "Setup",
         "SubagentStart",
         "PostToolBatch",
     }
