@@ -45,7 +45,12 @@ def root(bwrap: str, tmp_path: Path) -> Path:
 async def test_hooks_see_the_profile_and_the_run_records_it(root: Path) -> None:
     call, seen = await run_with(Bash(root, FAST, network="allow"), "true")
     assert seen == [
-        {"writable": [str(root.resolve())], "deny": seen[0]["deny"], "network": "allow"}
+        {
+            "writable": [str(root.resolve())],
+            "deny": seen[0]["deny"],
+            "network": "allow",
+            "auto_allow": True,
+        }
     ]
     record = call.result.data["sandbox"]
     assert record["active"] is True

@@ -73,9 +73,11 @@ def test_filesystem_paths_take_claude_codes_prefixes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("sandbox", "key", "message"),
     [
-        ({"excludedCommands": ["git"]}, "sandbox.excludedCommands", "no command is excluded"),
-        ({"autoAllowBashIfSandboxed": True}, "sandbox.autoAllowBashIfSandboxed", "approvals"),
-        ({"allowUnsandboxedCommands": True}, "sandbox.allowUnsandboxedCommands", "never rerun"),
+        ({"excludedCommands": "git"}, "sandbox.excludedCommands", "a list of command"),
+        ({"excludedCommands": ["git (x)"]}, "sandbox.excludedCommands", "command pattern"),
+        ({"excludedCommands": [""]}, "sandbox.excludedCommands", "command pattern"),
+        ({"autoAllowBashIfSandboxed": 1}, "sandbox.autoAllowBashIfSandboxed", "true or false"),
+        ({"allowUnsandboxedCommands": "y"}, "sandbox.allowUnsandboxedCommands", "true or"),
         (
             {"network": {"deniedDomains": ["pypi.org"]}},
             "sandbox.network.deniedDomains",

@@ -129,7 +129,8 @@ async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is p
 
 
 def _routine(result: object, hook: Hook[Any]) -> TypeGuard[HookResult]:
-    """A quiet hook's vote that needs no record: proceed or continue, nothing attached."""
+    """A quiet hook's vote that needs no record: proceed or continue, nothing attached (a
+    vote naming what decided it, `by`, is recorded)."""
     return (
         isinstance(result, HookResult)
         and result.kind in ("proceed", "continue")
@@ -137,6 +138,7 @@ def _routine(result: object, hook: Hook[Any]) -> TypeGuard[HookResult]:
         and not result.changes
         and not result.contexts
         and result.message is None
+        and result.by is None
     )
 
 

@@ -3,6 +3,7 @@ permission rules (in code and in the project's settings files) and by whether th
 safe or destructive; "always allow" answers are saved as rules Claude Code reads too."""
 
 from hookagent.capabilities.approvals.capability import (
+    AUTO_ALLOWED,
     DEFAULT_UNMATCHED,
     HOOK_ID,
     OPTIONS,
@@ -27,6 +28,7 @@ from hookagent.capabilities.approvals.rules import (
 )
 
 __all__ = [
+    "AUTO_ALLOWED",
     "DEFAULT_UNMATCHED",
     "DESTRUCTIVE_PATTERNS",
     "DESTRUCTIVE_TOOLS",

@@ -7,6 +7,13 @@ with a reason naming the rule and its file; an ask rule asks a person, with the 
 a vote. A call no rule matches is decided by its class (`classify_tool`): by default safe
 (read-only) tools run and destructive ones are asked about.
 
+A call that runs in its tool's sandbox, when the tool says sandboxed calls may run without
+asking (`hookagent.tools.sandboxing`: Bash's `auto_allow`, Claude Code's
+`autoAllowBashIfSandboxed`), is allowed where the guard would ask, as Claude Code does: deny
+rules still deny, and ask rules scoped to the call's content (``Bash(git push *)``, or any
+rule with a `when`) still ask; the class default and a rule for the whole tool do not. The
+vote is recorded, decided by `AUTO_ALLOWED`. A call outside the sandbox is never allowed so.
+
 Answers that reach further than one call need to be seen, and an `Approver` is called by the
 run, not by hooks: `approver(inner)` wraps the approver given to `run` so that this object
 sees the answers to its own questions. An approval for the ``run`` or the ``session`` is then
@@ -51,11 +58,13 @@ from hookagent.hooks.events import RunEvent, ToolCallEvent
 from hookagent.hooks.points import BEFORE_TOOL, EXECUTION_END
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.approval import Answer, Approver, Question
+from hookagent.tools.sandboxing import auto_allowed
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
 
 __all__ = [
+    "AUTO_ALLOWED",
     "DEFAULT_UNMATCHED",
     "HOOK_ID",
     "OPTIONS",
@@ -67,6 +76,8 @@ __all__ = [
 
 log = logging.getLogger("hookagent.approvals")
 
+AUTO_ALLOWED: Final = "auto-allowed: runs in the sandbox (autoAllowBashIfSandboxed)"
+"""What decision records name as deciding a call allowed because it runs sandboxed."""
 HOOK_ID: Final = "approvals:rules"
 """The guard's id, as decision records and questions name it."""
 OPTIONS: Final = ("once", "run", "session", "always", "deny")
@@ -176,6 +187,8 @@ class Approvals(HookProvider):
             return None
         if verdict.decision == "deny":
             return HookResult.block(_refusal(verdict)).decided_by(verdict.by)
+        if auto_allowed(event.args) and not _scoped(verdict.rule):
+            return HookResult.proceed().decided_by(AUTO_ALLOWED)
         run = event.run
         key = call_key(event.tool_name, event.args)
         if self._remembered(key, run.run_id, run.session_id):
@@ -322,6 +335,11 @@ def remembering(agent: Agent, approver: Approver) -> Approver:
             seen.add(id(owner))
             approver = owner.approver(approver)
     return approver
+
+
+def _scoped(rule: CompiledRule | None) -> bool:
+    """Whether an ask rule looks at the call's content, and so asks even for a sandboxed call."""
+    return rule is not None and (rule.rule.specifier is not None or rule.when is not None)
 
 
 def _refusal(verdict: Verdict) -> str:

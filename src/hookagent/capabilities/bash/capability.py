@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hookagent.capabilities.bash.parse import parse_command
+from hookagent.capabilities.bash.placement import Exclusions
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.refusals import refusal_decision
 from hookagent.capabilities.bash.rules import find_violation
@@ -53,6 +54,13 @@ class Bash(HookProvider):
     (default: `DEFAULT_DENY_PATHS`, credentials in the home folder and sockets of privileged
     services, plus hookagent's `.hookagent` folders); the `.hookagent` folder of the run's
     files is denied whatever is given.
+
+    `excluded_commands`: Bash permission-rule patterns (`docker *`, `git push`) of commands
+    that run outside the sandbox (Claude Code's `excludedCommands`); `allow_unsandboxed`:
+    whether a call's `dangerouslyDisableSandbox: true` takes it out of the sandbox (default
+    False: hookagent runs no Bash call outside the sandbox unless told); `auto_allow`: whether
+    permission checks (`Approvals`) allow a call that runs sandboxed without asking. A call
+    outside the sandbox is never auto-allowed (`placement.py`).
     """
 
     name = "bash"
@@ -66,11 +74,21 @@ class Bash(HookProvider):
         network: NetworkMode | Sequence[str] = "off",
         writable: Sequence[str | os.PathLike[str]] = (),
         deny_paths: Sequence[str | os.PathLike[str]] | None = None,
+        excluded_commands: Sequence[str] | Exclusions = (),
+        allow_unsandboxed: bool = False,
+        auto_allow: bool = True,
     ) -> None:
         self.root = Path(root).expanduser().absolute()
         self.policy = policy if policy is not None else BashPolicy()
         self.sandbox = SandboxConfig.build(
-            self.root, mode=sandbox, network=network, writable=writable, deny=deny_paths
+            self.root,
+            mode=sandbox,
+            network=network,
+            writable=writable,
+            deny=deny_paths,
+            excluded=excluded_commands,
+            allow_unsandboxed=allow_unsandboxed,
+            auto_allow=auto_allow,
         )
         self._made: weakref.WeakSet[BashTool] = weakref.WeakSet()
 
@@ -119,6 +137,9 @@ class Bash(HookProvider):
             else network,
             writable=found.writable,
             deny_paths=deny if found.deny else None,
+            excluded_commands=found.excluded,
+            allow_unsandboxed=found.allow_unsandboxed,
+            auto_allow=found.auto_allow,
         )
 
     def tools(self) -> Iterable[Tool]:

@@ -5,7 +5,10 @@ saying so once in the log and in every result's `data["sandbox"]`; `"required"` 
 build (`ConfigError`) when there is no sandbox, and a call made without one is an error
 result naming why; `"off"` runs commands unsandboxed by choice. `network` is `"off"`,
 `"allow"`, or a list of domain patterns (`domains.py`) reachable through the call's proxy
-(`proxy.py`); a pattern that is not one is a `ConfigError` naming it.
+(`proxy.py`); a pattern that is not one is a `ConfigError` naming it. `excluded` commands run
+outside the sandbox, and `allow_unsandboxed` lets a call ask to (`placement.py`);
+`auto_allow` tells permission checks that a sandboxed call may run without asking
+(`hookagent.tools.sandboxing`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, final, get_args
 
 from hookagent.capabilities.bash.domains import DomainRules
+from hookagent.capabilities.bash.placement import Exclusions, Placement, place
 from hookagent.capabilities.bash.sandbox import (
     DEFAULT_DENY_PATHS,
     NetworkMode,
@@ -50,6 +54,9 @@ class SandboxConfig:
     network: NetworkRule = "off"
     writable: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    excluded: Exclusions = field(default_factory=Exclusions)
+    allow_unsandboxed: bool = False
+    auto_allow: bool = True
     resolver: Resolver | None = None
     """How the proxy finds a host's addresses (None: the system's resolver); tests pin
     names to a loopback server here."""
@@ -64,12 +71,20 @@ class SandboxConfig:
         network: object,
         writable: Sequence[str | os.PathLike[str]],
         deny: Sequence[str | os.PathLike[str]] | None,
+        excluded: Exclusions | Sequence[str] = (),
+        allow_unsandboxed: bool = False,
+        auto_allow: bool = True,
     ) -> SandboxConfig:
         if mode not in get_args(SandboxMode):
             raise ConfigError(
                 "must be 'auto', 'required' or 'off'", key="Bash(sandbox)", value=mode
             )
         rule = _network_rule(network)
+        for name, flag in (("allow_unsandboxed", allow_unsandboxed), ("auto_allow", auto_allow)):
+            if not isinstance(flag, bool):
+                raise ConfigError("must be True or False", key=f"Bash({name})", value=flag)
+        if not isinstance(excluded, Exclusions):
+            excluded = Exclusions.build(excluded, key="Bash(excluded_commands)")
         for name, paths in (("writable", writable), ("deny_paths", deny)):
             if isinstance(paths, (str, os.PathLike)):
                 raise ConfigError("takes a sequence of paths, not one", key=f"Bash({name})")
@@ -82,6 +97,9 @@ class SandboxConfig:
             network=rule,
             writable=tuple(resolve_paths(list(writable), os.environ)),
             deny=tuple(resolve_paths(denied, os.environ)),
+            excluded=excluded,
+            allow_unsandboxed=allow_unsandboxed,
+            auto_allow=auto_allow,
         )
         if mode == "required" and (probe := probe_bwrap()).path is None:
             raise ConfigError(
@@ -94,6 +112,12 @@ class SandboxConfig:
         root = str(self.root.resolve())
         writable = (root, *(path for path in self.writable if path != root))
         return SandboxProfile(writable=writable, deny=self.deny, network=self.network)
+
+    def placement(self, command: str, *, disable: bool) -> Placement:
+        """Where `command` runs when a sandbox is available (`placement.py`)."""
+        return place(
+            self.excluded, command, disable=disable, allow_unsandboxed=self.allow_unsandboxed
+        )
 
     def own_folder(self, profile: SandboxProfile, run_folder: Path) -> SandboxProfile:
         """`profile` with hookagent's folder of the run's files denied too."""

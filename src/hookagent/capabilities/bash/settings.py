@@ -6,16 +6,18 @@ Mapped: `enabled` (`false` → `sandbox="off"`, `true` → `"auto"`), `failIfUna
 the sandbox's proxy, patterns checked as `domains.py` reads them), and
 `network.allowManagedDomainsOnly` (set in managed settings: only their domains count),
 `network.deniedDomains` (`!` denials of that list, taking precedence; they need an
-`allowedDomains` in some file, since only a list can carry them).
-Paths take Claude Code's prefixes: `//` absolute, `~/`
+`allowedDomains` in some file, since only a list can carry them),
+`excludedCommands` (commands run outside the sandbox, patterns as in Bash permission rules),
+`allowUnsandboxedCommands` (whether `dangerouslyDisableSandbox` takes a call out of the
+sandbox; hookagent's default is false, Claude Code's true: say true to have it) and
+`autoAllowBashIfSandboxed` (default true: `Approvals` allows a sandboxed call it would ask
+about; see `placement.py`). Paths take Claude Code's prefixes: `//` absolute, `~/`
 the home folder, `/` the settings file's folder, anything else the project folder. A key
 hookagent cannot honour is a `ConfigError` naming the file and the key, unless it holds the
-value that changes nothing (`excludedCommands: []`, `autoAllowBashIfSandboxed: false`, ...):
-`excludedCommands`, `allowUnsandboxedCommands: true` (commands never leave the sandbox),
-`autoAllowBashIfSandboxed: true` (approvals ask for Bash whether sandboxed or not),
-`network.allowUnixSockets` and `allowAllUnixSockets: true` (no Unix
-socket can be made in the sandbox), `network.allowLocalBinding: false` (a command may always
-listen on its sandbox's own loopback, which nothing outside reaches; `true` is accepted),
+value that changes nothing (`network.allowUnixSockets: []`, ...): `network.allowUnixSockets`
+and `allowAllUnixSockets: true` (no Unix socket can be made in the sandbox),
+`network.allowLocalBinding: false` (a command may always listen on its sandbox's own
+loopback, which nothing outside reaches; `true` is accepted),
 `network.httpProxyPort` and `socksProxyPort` (hookagent runs its own proxy for each call),
 `filesystem.denyWrite`. Booleans follow Claude Code's precedence (managed, then the
 command line's files, local, project, user); lists are merged across files.
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any, Final, final
 
 from hookagent.capabilities.bash.domains import DomainPattern
+from hookagent.capabilities.bash.placement import Exclusions
 from hookagent.capabilities.bash.sandbox import SandboxMode
 from hookagent.errors import ConfigError
 
@@ -38,15 +41,14 @@ __all__ = ["SandboxSettings", "read_sandbox_settings"]
 
 PRECEDENCE: Final = {"user": 1, "project": 2, "local": 3, "explicit": 4, "managed": 5}
 
-_INERT: Final[dict[str, object]] = {
-    "excludedCommands": [],
-    "allowUnsandboxedCommands": False,
-    "autoAllowBashIfSandboxed": False,
-}
+_FLAGS: Final = (
+    "enabled",
+    "failIfUnavailable",
+    "allowUnsandboxedCommands",
+    "autoAllowBashIfSandboxed",
+)
+"""The boolean keys, decided by the file of highest precedence."""
 _WHY: Final = {
-    "excludedCommands": "every command runs in the sandbox; no command is excluded",
-    "allowUnsandboxedCommands": "a command that fails in the sandbox is never rerun outside it",
-    "autoAllowBashIfSandboxed": "approvals ask for Bash calls whether sandboxed or not",
     "network.allowUnixSockets": "no Unix socket can be made in the sandbox",
     "network.allowAllUnixSockets": "no Unix socket can be made in the sandbox",
     "network.allowLocalBinding": (
@@ -83,6 +85,10 @@ class SandboxSettings:
     managed_domains: list[str] | None = None
     """Those of managed files alone, used when `managed_only`."""
     managed_only: bool = False
+    excluded: list[str] = field(default_factory=list)
+    """`excludedCommands` of every file."""
+    allow_unsandboxed: bool = False
+    auto_allow: bool = True
 
 
 def read_sandbox_settings(
@@ -95,7 +101,7 @@ def read_sandbox_settings(
         section = _section(path) if path.is_file() else None
         where = _Where(path, Path(project_dir))
         for key, value in (section or {}).items():
-            if key in ("enabled", "failIfUnavailable"):
+            if key in _FLAGS:
                 if not isinstance(value, bool):
                     raise where.error(f"sandbox.{key}", "must be true or false", value)
                 rank = PRECEDENCE.get(kind, 0)
@@ -116,6 +122,8 @@ def read_sandbox_settings(
         )
     if found.domains is not None:
         found.domains = [*found.domains, *found.denied]
+    found.allow_unsandboxed = deciding.get("allowUnsandboxedCommands", (0, False))[1]
+    found.auto_allow = deciding.get("autoAllowBashIfSandboxed", (0, True))[1]
     enabled = deciding.get("enabled", (0, None))[1]
     if enabled is False:
         found.mode = "off"
@@ -127,9 +135,10 @@ def read_sandbox_settings(
 
 
 def _read_key(where: _Where, key: str, value: object, found: SandboxSettings, kind: str) -> None:
-    if key in _INERT:
-        if value != _INERT[key]:
-            raise where.error(f"sandbox.{key}", f"is not supported: {_WHY[key]}", value)
+    if key == "excludedCommands":
+        Exclusions.build(value, key="sandbox.excludedCommands", file=str(where.file))
+        assert isinstance(value, list)  # checked just above
+        found.excluded += [item for item in value if item not in found.excluded]
     elif key == "network":
         _read_network(where, value, found, kind)
     elif key == "filesystem":

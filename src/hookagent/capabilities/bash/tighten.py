@@ -9,6 +9,10 @@ the capability allows it, a list of domains only when the capability allows the 
 every pattern is within one of its own (`DomainPattern.covers`: `api.github.com` or
 `*.api.github.com` within `*.github.com`, `host:443` within `host`) and each of its
 `!` denials is kept (or widened), `"off"` always.
+A call placed outside the sandbox (an excluded command, an allowed `dangerouslyDisableSandbox`)
+carries `sandboxed: false` and its `reason`; a hook may set `sandboxed: true` to keep it in,
+never `false` for a call placed inside. `auto_allow` may be set false, never true when the
+capability's is false (it is read by permission checks, which run in the policy tier).
 Anything looser is an error result naming it, and nothing runs.
 """
 
@@ -34,6 +38,14 @@ class SandboxArgs(BaseModel):
     writable: list[str] | None = None
     deny: list[str] | None = None
     network: Literal["off", "allow"] | list[str] | None = None
+    sandboxed: bool | None = None
+    reason: str | None = None
+    """Why the call runs outside the sandbox: shown to hooks, not read back."""
+    auto_allow: bool | None = None
+
+    def profile_data(self) -> dict[str, object]:
+        """The keys of a `SandboxProfile` (`as_data`), as asked."""
+        return self.model_dump(include={"writable", "deny", "network"})
 
 
 def tighten(base: SandboxProfile, asked: SandboxArgs | None) -> SandboxProfile | str:

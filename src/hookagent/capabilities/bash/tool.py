@@ -22,6 +22,12 @@ record: `allowed` and `refused` (`{host, port, method}` / `{host, port, reason}`
 Otherwise a call whose profile is the policy's runs in the tool's long-lived sandbox
 (`persistent.py`), and one a hook tightened, or that the long-lived sandbox cannot take,
 in a sandbox of its own; `close()` stops the long-lived one.
+
+A call placed outside the sandbox (`placement.py`: an excluded command, or
+`dangerouslyDisableSandbox: true` when unsandboxed commands are allowed) runs as without
+one: its record has `active: false`, `reason`, and `unsandboxed` naming the setting. A
+`dangerouslyDisableSandbox` that has no effect is recorded under `ignored` and told to the
+model. The input schema offers `dangerouslyDisableSandbox` only when it can take effect.
 """
 
 from __future__ import annotations
@@ -42,15 +48,17 @@ from hookagent.capabilities.bash import seccomp
 from hookagent.capabilities.bash.domains import DomainRules
 from hookagent.capabilities.bash.env import IDEMPOTENCY_KEY_VAR, command_env
 from hookagent.capabilities.bash.persistent import ServerLost
+from hookagent.capabilities.bash.placement import Placement
 from hookagent.capabilities.bash.policy import BashPolicy
 from hookagent.capabilities.bash.process import Completed, run_command
 from hookagent.capabilities.bash.proxy import CallProxy, forwarded, interpreter
-from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, SandboxProfile, wrap
+from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, Probe, SandboxProfile, wrap
 from hookagent.capabilities.bash.sandbox_config import SandboxConfig
 from hookagent.capabilities.bash.server_pool import Servers
 from hookagent.capabilities.bash.tighten import SandboxArgs, tighten
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
+from hookagent.tools.sandboxing import SANDBOX_ARG
 
 __all__ = ["ENV_FILE_KEY", "BashArgs", "BashTool"]
 
@@ -68,6 +76,12 @@ class BashArgs(BaseModel):
     )
     timeout: float | None = Field(
         default=None, description="Milliseconds before the command is stopped (max 600000)."
+    )
+    dangerously_disable_sandbox: bool = Field(
+        default=False,
+        alias="dangerouslyDisableSandbox",
+        description="Run this command outside the sandbox. Only when a command failed "
+        "because of the sandbox; it then needs a person's approval.",
     )
     sandbox: SkipJsonSchema[SandboxArgs | None] = None
     """The call's sandbox profile, set before hooks run; not offered to the model."""
@@ -96,12 +110,35 @@ class BashTool(ModelTool[BashArgs]):
         """Stop the long-lived sandboxes and every process in them."""
         self.servers.close()
 
+    @property
+    def parameters(self) -> Mapping[str, Any]:
+        """The input schema; `dangerouslyDisableSandbox` only when it can take effect."""
+        schema = dict(super().parameters)
+        if not self._may_leave():
+            properties = dict(schema.get("properties", {}))
+            properties.pop("dangerouslyDisableSandbox", None)
+            schema["properties"] = properties
+        return schema
+
     def prepare(self, args: Mapping[str, Any], /) -> Mapping[str, Any]:
         """The call's sandbox profile under `sandbox`, for hooks to read and tighten; only
-        when commands run sandboxed, and only when the call does not carry one already."""
-        if "sandbox" in args or self.sandbox.availability().path is None:
+        when commands run sandboxed, and only when the call does not carry one already.
+        A call placed outside the sandbox gets `sandboxed: false` and the reason; one inside,
+        `auto_allow` (see `hookagent.tools.sandboxing`)."""
+        if SANDBOX_ARG in args or self.sandbox.availability().path is None:
             return args
-        return {**args, "sandbox": self.sandbox.profile().as_data()}
+        data = self.sandbox.profile().as_data()
+        command = args.get("command")
+        if isinstance(command, str):
+            disable = args.get("dangerouslyDisableSandbox") is True
+            placed = self.sandbox.placement(command, disable=disable)
+            if not placed.sandboxed:
+                return {**args, SANDBOX_ARG: {**data, "sandboxed": False, "reason": placed.reason}}
+        return {**args, SANDBOX_ARG: {**data, "auto_allow": self.sandbox.auto_allow}}
+
+    def _may_leave(self) -> bool:
+        """Whether a call may ask to run outside the sandbox and be heard."""
+        return self.sandbox.allow_unsandboxed and self.sandbox.availability().path is not None
 
     async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         limit = self._checked(args.timeout)
@@ -116,27 +153,17 @@ class BashTool(ModelTool[BashArgs]):
             return ToolResult.error(profile)
         tightened = profile is not policy
         profile = self.sandbox.own_folder(profile, ctx.run.files)
-        record: dict[str, object] = {
-            "active": probe.path is not None,
-            "mode": self.sandbox.mode,
-            **profile.as_data(),
-        }
+        placed = self._placed(args, probe.path is not None)
+        if isinstance(placed, str):
+            return ToolResult.error(placed)
+        record = self._record(probe, placed, profile)
         env_file = _env_file(ctx)
         fds: list[int] = []
         proxy: CallProxy | None = None
-        if probe.path is None:
-            record["reason"] = probe.reason
-            if args.sandbox is not None:
-                return ToolResult.error(
-                    f"A sandbox profile was given, but commands run without a sandbox: "
-                    f"{probe.reason}",
-                    data={"sandbox": record},
-                )
-            if self.sandbox.mode == "required":
-                return ToolResult.error(
-                    f"Bash requires a sandbox and none is available: {probe.reason}",
-                    data={"sandbox": record},
-                )
+        if probe.path is None or not placed.sandboxed:
+            refused = self._refused(args, probe, record)
+            if refused is not None:
+                return refused
             argv = [_shell(env), "-c", _sourcing(env_file, args.command)]
         else:
             inside = None if env_file is None else SANDBOX_ENV_FILE
@@ -186,6 +213,62 @@ class BashTool(ModelTool[BashArgs]):
             for fd in fds:
                 os.close(fd)
         return self._result(done, limit, record if proxy is None else record | proxy.report())
+
+    def _record(
+        self, probe: Probe, placed: Placement, profile: SandboxProfile
+    ) -> dict[str, object]:
+        """How the call runs, as `data["sandbox"]` records it."""
+        record: dict[str, object] = {
+            "active": probe.path is not None and placed.sandboxed,
+            "mode": self.sandbox.mode,
+            **profile.as_data(),
+        }
+        if probe.path is None:
+            record["reason"] = probe.reason
+        elif not placed.sandboxed:
+            record |= {"reason": placed.reason, "unsandboxed": placed.by}
+        if placed.ignored is not None:
+            record["ignored"] = placed.ignored
+        if placed.kept is not None:
+            record["kept"] = placed.kept
+        return record
+
+    def _refused(
+        self, args: BashArgs, probe: Probe, record: dict[str, object]
+    ) -> ToolResult | None:
+        """The error result of a call that cannot run without a sandbox here, if it is one."""
+        if probe.path is not None:
+            return None  # placed outside the sandbox by the policy
+        if args.sandbox is not None:
+            return ToolResult.error(
+                f"A sandbox profile was given, but commands run without a sandbox: {probe.reason}",
+                data={"sandbox": record},
+            )
+        if self.sandbox.mode == "required":
+            return ToolResult.error(
+                f"Bash requires a sandbox and none is available: {probe.reason}",
+                data={"sandbox": record},
+            )
+        return None
+
+    def _placed(self, args: BashArgs, active: bool) -> Placement | str:
+        """Where the call runs (`placement.py`), kept in the sandbox when its profile asks;
+        the error message when the profile would take it out, or allow more without asking."""
+        asked = args.sandbox
+        disable = args.dangerously_disable_sandbox
+        if not active:
+            why = "commands run without a sandbox here" if disable else None
+            return Placement(False, ignored=why and f"dangerouslyDisableSandbox was ignored: {why}")
+        placed = self.sandbox.placement(args.command, disable=disable)
+        if asked is None:
+            return placed
+        if asked.auto_allow and not self.sandbox.auto_allow:
+            return "Sandbox auto_allow cannot be turned on: the policy asks for Bash calls"
+        if asked.sandboxed is False and placed.sandboxed:
+            return "Sandbox cannot be loosened: this command runs in the sandbox"
+        if asked.sandboxed is True and not placed.sandboxed:
+            return Placement(True, kept=f"kept in the sandbox by a hook, though {placed.reason}")
+        return placed
 
     def _prepared(
         self, profile: SandboxProfile, command: list[str], call_id: str
@@ -278,6 +361,8 @@ class BashTool(ModelTool[BashArgs]):
             parts.append("STDERR:\n" + stderr)
         if not stdout and not stderr:
             parts.append("(no output)")
+        if isinstance(note := sandbox.get("ignored"), str):
+            parts.insert(0, f"Note: {note}")
         is_error = done.timed_out or done.exit_code != 0
         return ToolResult(content="\n\n".join(parts), is_error=is_error, data=data)
 
@@ -303,7 +388,7 @@ def _contents(path: str) -> bytes | None:
 def _asked(asked: SandboxArgs | None, policy: SandboxProfile) -> SandboxArgs | None:
     """`asked`, or None when it is the policy's profile as `prepare` gave it (nothing to
     check, and the call may run in the long-lived sandbox)."""
-    return None if asked is not None and asked.model_dump() == policy.as_data() else asked
+    return None if asked is not None and asked.profile_data() == policy.as_data() else asked
 
 
 def _sourcing(env_file: str | None, command: str) -> str:
