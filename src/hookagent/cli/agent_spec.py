@@ -20,21 +20,19 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import typer
 
-from hookagent.agent import Agent
-from hookagent.builder import AgentBuilder
 from hookagent.cli.model_aliases import apply_model_aliases, saved_model_aliases
 from hookagent.cli.plugins import apply_plugins
 from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError
-from hookagent.models.base import Model
-from hookagent.models.resolve import resolve_model
-from hookagent.models.scripted import ScriptedModel
-from hookagent.store.base import Store
-from hookagent.store.records import RunRecord
 
 if TYPE_CHECKING:
+    from hookagent.agent import Agent
+    from hookagent.builder import AgentBuilder
     from hookagent.capabilities.mcp import MCP
     from hookagent.claude.commands import Expansion
+    from hookagent.models.base import Model
+    from hookagent.store.base import Store
+    from hookagent.store.records import RunRecord
 
 __all__ = [
     "CLI_KEY",
@@ -129,6 +127,8 @@ def build_agent(
 ) -> tuple[Agent, Model]:
     """The agent `options` describe (kept in `store` if given), and its model; `mcp`: its
     MCP servers, connected (see `connected_agent`)."""
+    from hookagent.builder import AgentBuilder  # the runtime, loaded when an agent is built
+
     check_run_options(options)
     if options.mcp_configs and mcp is None:
         raise ConfigError("the MCP servers are not connected", key="--mcp-config")
@@ -191,6 +191,9 @@ def _built(builder: AgentBuilder) -> Agent:
 
 
 def _model(options: RunOptions, *, durable: bool) -> Model:
+    from hookagent.models.resolve import resolve_model
+    from hookagent.models.scripted import ScriptedModel
+
     path = scripted_path(options)
     if durable and path is not None:
         # By history: turn k answers a history with k replies (after those of the session

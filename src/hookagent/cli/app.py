@@ -19,7 +19,6 @@ Exit codes:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shlex
@@ -36,13 +35,12 @@ from hookagent.cli.agent_spec import RunOptions, connected_agent
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError, StoreError
-from hookagent.kernel.result import RunResult
-from hookagent.models.base import Model
-from hookagent.models.scripted import ScriptedModel
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
     from hookagent.kernel.approval import Answer, Approver, Question
+    from hookagent.kernel.result import RunResult
+    from hookagent.models.base import Model
 
 __all__ = ["RunOptions", "app", "main"]
 
@@ -337,7 +335,7 @@ def execute(options: RunOptions) -> int:
         options = prepare(options)  # the project's defaults; a slash command expanded
     check_run_options(options)  # before a store is opened
     if options.durable:
-        from hookagent.cli.sessions_cmd import run_in_session
+        from hookagent.cli.session_runs import run_in_session
 
         return run_in_session(replace(options, cwd=options.cwd or os.getcwd()))
     from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
@@ -348,6 +346,8 @@ def execute(options: RunOptions) -> int:
         async with connected_agent(options) as (agent, model):  # MCP servers connected first
             approver = _terminal_approver(agent)
             return await stream_run(agent, options.prompt, renderer, approver=approver), model
+
+    import asyncio
 
     try:
         result, model = asyncio.run(go())
@@ -436,6 +436,8 @@ def _guarded(action: Callable[[], int]) -> int:
 
 
 def _warn_unused(model: Model) -> None:
+    from hookagent.models.scripted import ScriptedModel
+
     if isinstance(model, ScriptedModel) and model.remaining > 0:
         turns = "turn was" if model.remaining == 1 else "turns were"
         typer.echo(f"warning: {model.remaining} scripted {turns} not used ({model.name})", err=True)

@@ -8,17 +8,16 @@ terminal's width; `--wide` prints one table row per handler instead, however lon
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
-from hookagent.claude.checks import check_settings
-from hookagent.claude.events import FIRED
-from hookagent.claude.model import HandlerSpec, LoadedSettings
-from hookagent.claude.runner import default_timeout
 from hookagent.cli.session_views import emit_json
 from hookagent.cli.settings_files import settings_files
+
+if TYPE_CHECKING:
+    from hookagent.claude.model import HandlerSpec, LoadedSettings
 
 __all__ = ["check_report", "handler_text", "print_check"]
 
@@ -39,6 +38,10 @@ def handler_text(spec: HandlerSpec) -> str:
 
 def check_report(loaded: LoadedSettings, *, allow: bool, strict: bool) -> dict[str, Any]:
     """The report as `--json` prints it; `ok` is what the exit code says (0 or 1)."""
+    from hookagent.claude.checks import check_settings
+    from hookagent.claude.events import FIRED
+    from hookagent.claude.runner import default_timeout
+
     report = check_settings(loaded)
     skipped = [str(s) for s in report.skipped]
     errors = [] if allow else skipped

@@ -14,41 +14,26 @@ not be asked (an unreadable or invalid file, an unknown event, refused settings)
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import json
 import os
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from hookagent.claude.bridge import Selected
-from hookagent.claude.checks import check_settings
-from hookagent.claude.combine import combine
-from hookagent.claude.env_file import env_file_for
-from hookagent.claude.events import TOOL_EVENTS
-from hookagent.claude.http_hook import run_http
-from hookagent.claude.matchers import compile_claude_matcher
-from hookagent.claude.model import (
-    CLAUDE_EVENTS,
-    HandlerSpec,
-    LoadedSettings,
-    ProcessOutcome,
-    SettingsSource,
-)
-from hookagent.claude.output import read_verdict
-from hookagent.claude.rules import compile_rule
-from hookagent.claude.runner import default_timeout, run_handler
 from hookagent.cli.agent_spec import RunOptions
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.hooks_check import check_report, handler_text, print_check
 from hookagent.cli.settings_files import read_settings, settings_files, settings_line
 from hookagent.cli.validate import existing_dir
 from hookagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hookagent.claude.model import HandlerSpec, LoadedSettings, ProcessOutcome
 
 __all__ = ["hooks_app"]
 
@@ -179,6 +164,8 @@ def test(
             event, payload, files, command, project, standard, allow_unsupported_hooks
         )
         where = str(project.resolve())
+        import asyncio
+
         return asyncio.run(_test(event, payload, specs, where, as_json, settings_files=read))
 
     raise typer.Exit(_guard(go))
@@ -191,6 +178,8 @@ class _Out:
 
 
 def _known_event(event: str) -> None:
+    from hookagent.claude.model import CLAUDE_EVENTS
+
     if event in CLAUDE_EVENTS:
         return
     by_case = {e.lower(): e for e in CLAUDE_EVENTS}
@@ -243,6 +232,9 @@ def _specs(
     allow: bool,
 ) -> tuple[list[HandlerSpec], list[str]]:
     """The handlers to run, and the settings files read for them."""
+    from hookagent.claude.checks import check_settings
+    from hookagent.claude.model import HandlerSpec, SettingsSource
+
     if command is not None:
         source = SettingsSource(path="--command", kind="explicit")
         typer.echo("settings: none read (--command given)", err=True)
@@ -278,6 +270,14 @@ async def _test(
     *,
     settings_files: list[str],
 ) -> int:
+    import asyncio
+
+    from hookagent.claude.combine import combine
+    from hookagent.claude.env_file import env_file_for
+    from hookagent.claude.http_hook import run_http
+    from hookagent.claude.output import read_verdict
+    from hookagent.claude.runner import default_timeout, run_handler
+
     workdir = str(payload["cwd"])
 
     def one(spec: HandlerSpec, env_file: str | None) -> Coroutine[Any, Any, ProcessOutcome]:
@@ -344,6 +344,10 @@ def _read_payload(path: Path, event: str, cwd: Path | None) -> dict[str, Any]:
 
 
 def _fits(spec: HandlerSpec, payload: dict[str, Any]) -> bool:
+    from hookagent.claude.bridge import Selected
+    from hookagent.claude.events import TOOL_EVENTS
+    from hookagent.claude.matchers import compile_claude_matcher
+
     field = _SUBJECT_FIELD.get(spec.event)
     subject = payload.get(field) if field else None
     selected = Selected(spec, compile_claude_matcher(spec.matcher, event=spec.event), _rule(spec))
@@ -352,6 +356,9 @@ def _fits(spec: HandlerSpec, payload: dict[str, Any]) -> bool:
 
 
 def _rule(spec: HandlerSpec) -> Any:
+    from hookagent.claude.events import TOOL_EVENTS
+    from hookagent.claude.rules import compile_rule
+
     if spec.if_rule is None or spec.event not in TOOL_EVENTS:
         return None
     try:

@@ -10,7 +10,6 @@ run connects before the run starts; one that cannot is exit 2 naming it and why.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from collections.abc import AsyncIterator, Callable
@@ -20,12 +19,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 
-from hookagent.capabilities.mcp.claude_config import MCPConfigs, load_mcp_configs
 from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
     from hookagent.capabilities.mcp import MCP
-    from hookagent.capabilities.mcp.claude_config import ConfiguredServer
+    from hookagent.capabilities.mcp.claude_config import ConfiguredServer, MCPConfigs
     from hookagent.cli.agent_spec import RunOptions
 
 __all__ = ["PROJECT_FILE", "connected", "mcp_app", "server_configs"]
@@ -45,6 +43,8 @@ def server_configs(
 ) -> MCPConfigs:
     """The servers of the `explicit` files (every entry must be right) and, with `discover`,
     of the project's `.mcp.json` (a wrong entry is a warning). Warnings go to `warn`."""
+    from hookagent.capabilities.mcp.claude_config import MCPConfigs, load_mcp_configs
+
     warn = warn or _warn
     found = Path(cwd or os.getcwd()) / PROJECT_FILE
     named = {Path(p).resolve() for p in explicit}
@@ -116,6 +116,8 @@ def ls(
 
 
 def _ls(files: tuple[str, ...], discover: bool, json_output: bool) -> int:
+    import asyncio
+
     warnings: list[str] = []
     configs = server_configs(files, cwd=None, discover=discover, warn=warnings.append)
     rows = asyncio.run(_probe(list(configs.servers.values()))) if configs.servers else []
@@ -129,6 +131,8 @@ def _ls(files: tuple[str, ...], discover: bool, json_output: bool) -> int:
 
 
 async def _probe(servers: list[ConfiguredServer]) -> list[dict[str, Any]]:
+    import asyncio
+
     from hookagent.capabilities.mcp.client import ServerConnection, describe
     from hookagent.capabilities.mcp.config import tool_name
 

@@ -15,13 +15,16 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from hookagent.builder import AgentBuilder
 from hookagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hookagent.builder import AgentBuilder
 
 __all__ = ["Configure", "apply_plugins", "load_plugin"]
 
-Configure = Callable[[AgentBuilder], None]
+Configure = Callable[["AgentBuilder"], None]
 
 
 def apply_plugins(builder: AgentBuilder, specs: Iterable[str]) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hookagent.errors import ConfigError
-from hookagent.models.prices import Price
+
+if TYPE_CHECKING:
+    from hookagent.models.prices import Price
 
 __all__ = ["PRICE_REMEDY", "parse_prices"]
 
@@ -37,6 +39,8 @@ def parse_prices(values: Iterable[str]) -> dict[str, Price]:
 
 
 def _price(amounts: str) -> Price | None:
+    from hookagent.models.prices import Price
+
     text_in, slash, text_out = amounts.partition("/")
     price_in, price_out = _number(text_in), _number(text_out)
     if not slash or price_in is None or price_out is None:

@@ -5,24 +5,22 @@ The record is a run in the store, or a run in an audit trail file (then the hook
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hookagent.builder import AgentBuilder
 from hookagent.cli.agent_spec import connected_agent, options_of
 from hookagent.cli.plugins import apply_plugins
 from hookagent.cli.store_access import existing, guard, in_store
-from hookagent.durable.replay import ReplayReport, load_recording, replay
-from hookagent.durable.sessions import find_run
-from hookagent.models.scripted import ScriptedModel
-from hookagent.store.base import Store
+
+if TYPE_CHECKING:
+    from hookagent.durable.replay import ReplayReport
+    from hookagent.store.base import Store
 
 __all__ = ["replay_command"]
 
@@ -63,6 +61,8 @@ def replay_command(
 ) -> None:
     """Re-run a recorded run's hooks with today's hooks and settings (no model, no tool) and
     print every decision that changed: point, call, before → after, which hook."""
+    from hookagent.durable.replay import load_recording, replay
+    from hookagent.durable.sessions import find_run
 
     async def go(opened: Store) -> ReplayReport:
         run = await find_run(opened, key)
@@ -75,7 +75,11 @@ def replay_command(
             return await replay(await load_recording(opened, run.id), agent)
 
     def from_audit() -> ReplayReport:
+        import asyncio
+
+        from hookagent.builder import AgentBuilder
         from hookagent.durable.replay_audit import recording_from_audit
+        from hookagent.models.scripted import ScriptedModel
 
         builder = AgentBuilder().model(ScriptedModel([]))
         if settings:

@@ -8,18 +8,18 @@ takes a free port, which the ready line names.
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import json
 import socket
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from hookagent.cli.store_access import existing, guard
 from hookagent.errors import ConfigError
-from hookagent.store import tokens
-from hookagent.store.base import Store
+
+if TYPE_CHECKING:
+    from hookagent.store.base import Store
 
 __all__ = ["register"]
 
@@ -57,6 +57,8 @@ def serve(
     Every endpoint needs a token (hookagent tokens create) but /health and /openapi.json."""
 
     def go() -> int:
+        import asyncio
+
         try:
             return asyncio.run(_serve(store, host, port, json_output))
         except KeyboardInterrupt:  # uvicorn stopped on Ctrl-C, then passed the signal on
@@ -100,6 +102,8 @@ async def _serve(store_url: str | None, host: str, port: int, json_output: bool)
 
 async def _check_access(store: Store, host: str) -> None:
     """Refuse an address others reach while no token can authenticate anyone."""
+    from hookagent.store import tokens
+
     if await tokens.live(store):
         return
     if not loopback(host):

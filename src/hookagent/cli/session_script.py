@@ -10,12 +10,13 @@ is saved with the run (`RunOptions.replies_before`), so `resume` and `worker` co
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from hookagent.cli.agent_spec import RunOptions, options_of, scripted_path
-from hookagent.durable import codec
 from hookagent.errors import ConfigError
-from hookagent.messages import AssistantMessage
-from hookagent.store.base import Store
+
+if TYPE_CHECKING:
+    from hookagent.store.base import Store
 
 __all__ = ["continued_script"]
 
@@ -37,6 +38,9 @@ async def continued_script(store: Store, options: RunOptions) -> RunOptions:
         before = None
     if before is not None and scripted_path(before) == path:
         return replace(options, replies_before=before.replies_before)
+    from hookagent.durable import codec
+    from hookagent.messages import AssistantMessage
+
     messages = (codec.load("message", m) for m in head.messages)
     replies = sum(1 for m in messages if isinstance(m, AssistantMessage))
     return replace(options, replies_before=replies)

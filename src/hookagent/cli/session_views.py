@@ -9,17 +9,17 @@ import shlex
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from hookagent.durable import codec
-from hookagent.durable.sessions import SessionDetail
-from hookagent.hooks.decision import Decision
-from hookagent.kernel.result import RunResult
-from hookagent.store.records import QuestionRecord, RunRecord, SessionRecord
+if TYPE_CHECKING:
+    from hookagent.durable.sessions import SessionDetail
+    from hookagent.hooks.decision import Decision
+    from hookagent.kernel.result import RunResult
+    from hookagent.store.records import QuestionRecord, RunRecord, SessionRecord
 
 __all__ = [
     "SHORT",
@@ -285,6 +285,7 @@ def _step_call_text(call: Mapping[str, Any]) -> str:
 def _shown(decisions: Sequence[Mapping[str, Any]]) -> list[Decision]:
     """The decisions that did something, as the live view shows them."""
     from hookagent.cli.render import is_shown
+    from hookagent.durable import codec
 
     loaded: list[Decision] = [codec.load("decision", json.dumps(d)) for d in decisions]
     return [d for d in loaded if is_shown(d)]

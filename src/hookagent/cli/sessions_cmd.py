@@ -14,11 +14,10 @@ The commands here only parse their options: `session_runs` starts, answers and r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
-from hookagent.cli.session_runs import answer_questions, resume_run, run_in_session
 from hookagent.cli.session_views import (
     detail_dict,
     emit_json,
@@ -29,12 +28,12 @@ from hookagent.cli.session_views import (
 )
 from hookagent.cli.store_access import existing, guard, in_store, missing, open_at
 from hookagent.cli.validate import positive_number
-from hookagent.cli.worker_cmd import run_worker
-from hookagent.durable.answers import Scope
-from hookagent.durable.sessions import fork, inspect
 from hookagent.errors import ConfigError
 
-__all__ = ["register", "run_in_session", "sessions_app"]
+if TYPE_CHECKING:
+    from hookagent.durable.answers import Scope
+
+__all__ = ["register", "sessions_app"]
 
 _SCOPES: Final[Mapping[str, Scope]] = {"once": "once", "run": "run", "session": "session"}
 
@@ -106,6 +105,8 @@ def show(
 ) -> None:
     """A session: its runs, its newest run's messages, steps and decisions, open questions."""
 
+    from hookagent.durable.sessions import inspect
+
     def go() -> int:
         detail = in_store(existing(store), lambda s: inspect(s, key))
         if json_output:
@@ -127,6 +128,8 @@ def fork_cmd(
     json_output: JsonOpt = False,
 ) -> None:
     """A new session that starts with the conversation of ID's newest run."""
+
+    from hookagent.durable.sessions import fork
 
     def go() -> int:
         session = in_store(existing(store), lambda s: fork(s, key, name))
@@ -165,6 +168,7 @@ def approve(
     json_output: JsonOpt = False,
 ) -> None:
     """Approve the open question(s) of a waiting run (or only the one about CALL)."""
+    from hookagent.cli.session_runs import answer_questions
 
     def go() -> int:
         if scope not in _SCOPES:
@@ -188,6 +192,8 @@ def deny(
     json_output: JsonOpt = False,
 ) -> None:
     """Deny the open question(s) of a waiting run (or only the one about CALL)."""
+    from hookagent.cli.session_runs import answer_questions
+
     raise typer.Exit(
         guard(
             lambda: answer_questions(
@@ -212,6 +218,8 @@ def resume(
     ] = False,
 ) -> None:
     """Take a paused or interrupted run up where it stopped (exit 3 if it pauses again)."""
+    from hookagent.cli.session_runs import resume_run
+
     raise typer.Exit(guard(lambda: resume_run(key, store, json_output=json_output, force=force)))
 
 
@@ -236,6 +244,7 @@ def worker(
 
     A run is runnable once its questions are answered, when it is queued, or when the
     worker that ran it died (its lease ran out)."""
+    from hookagent.cli.worker_cmd import run_worker
 
     raise typer.Exit(
         guard(

@@ -13,10 +13,8 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from hookagent.claude.model import LoadedSettings
-from hookagent.claude.sources import discover, standard_locations
-
 if TYPE_CHECKING:
+    from hookagent.claude.model import LoadedSettings
     from hookagent.cli.agent_spec import RunOptions
 
 __all__ = ["read_settings", "run_settings_files", "settings_files", "settings_line"]
@@ -26,6 +24,8 @@ def read_settings(
     project: str | os.PathLike[str], explicit: Iterable[str | os.PathLike[str]], *, standard: bool
 ) -> LoadedSettings:
     """The `explicit` files, after the standard locations of `project` when `standard`."""
+    from hookagent.claude.sources import discover
+
     return discover(project, explicit=explicit, include_standard=standard)
 
 
@@ -54,6 +54,8 @@ def settings_line(
         return "settings: read " + ", ".join(settings_files(loaded))
     if standard:
         return "settings: none read (no Claude Code settings file in the standard locations)"
+    from hookagent.claude.sources import standard_locations
+
     present = [os.path.abspath(path) for path, _ in standard_locations(project) if path.is_file()]
     if not present:
         return "settings: none read"

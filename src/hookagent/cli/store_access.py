@@ -3,15 +3,15 @@ created, used on a fresh event loop per command; its errors become the command's
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from hookagent.errors import StoreError
-from hookagent.store.base import Store
-from hookagent.store.open import open_store
+
+if TYPE_CHECKING:
+    from hookagent.store.base import Store
 
 __all__ = ["existing", "guard", "in_store", "missing", "open_at"]
 
@@ -27,6 +27,8 @@ def guard(action: Callable[[], int]) -> int:
 
 def open_at(url: str | None) -> Store:
     """The store at `url` (a path or URL; the project's default if None), not yet open."""
+    from hookagent.store.open import open_store
+
     return open_store(url, project_dir=os.getcwd())
 
 
@@ -47,6 +49,7 @@ def missing(store: Store) -> bool:
 
 def in_store(store: Store, action: Callable[[Store], Awaitable[T]]) -> T:
     """`action(store)` on a fresh event loop, the store open around it."""
+    import asyncio
 
     async def go() -> T:
         await store.open()

@@ -12,7 +12,7 @@ import os
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import typer
 
@@ -22,8 +22,9 @@ from hookagent.cli.session_views import emit_json
 from hookagent.cli.store_access import in_store
 from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError
-from hookagent.store.base import Store
-from hookagent.store.open import open_store
+
+if TYPE_CHECKING:
+    from hookagent.store.base import Store
 
 __all__ = ["HELP", "register", "submit_run"]
 
@@ -49,6 +50,8 @@ def submit_run(options: RunOptions) -> int:
     cwd = options.cwd or os.getcwd()
     options = replace(options, cwd=cwd)
     check_run_options(options)
+    from hookagent.store.open import open_store
+
     store = open_store(options.store, project_dir=cwd)
 
     async def go(store: Store) -> tuple[str, str]:

@@ -4,14 +4,15 @@ in the store (as the SHA-256 of each secret: a secret is shown once, when it is 
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from hookagent.cli.session_views import emit_json
 from hookagent.cli.store_access import existing, guard, in_store, missing, open_at
-from hookagent.store import tokens
-from hookagent.store.records import TokenRecord
+
+if TYPE_CHECKING:
+    from hookagent.store.records import TokenRecord
 
 __all__ = ["tokens_app"]
 
@@ -61,6 +62,7 @@ def create(
     json_output: JsonOpt = False,
 ) -> None:
     """Make a token; its secret is printed once and kept nowhere."""
+    from hookagent.store import tokens
 
     def go() -> int:
         record, secret = in_store(open_at(store), lambda s: tokens.issue(s, role, name))
@@ -111,6 +113,7 @@ def revoke(
     json_output: JsonOpt = False,
 ) -> None:
     """Revoke a token: requests bearing it are refused from now on."""
+    from hookagent.store import tokens
 
     def go() -> int:
         record = in_store(existing(store), lambda s: tokens.revoke(s, token_id))
