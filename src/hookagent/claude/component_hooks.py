@@ -2,8 +2,9 @@
 shape), live only while that component is.
 
 A skill's hooks are live from the first time the skill is loaded in a session (the `Skill`
-tool answered) for the rest of that session; a handler with `once: true` is dropped after its
-first successful run in the session (a run that fails, blocks or times out keeps it). A
+tool answered, or the run's prompt is the skill's slash command) for the rest of that
+session; a handler with `once: true` is dropped after its first successful run in the
+session (a run that fails, blocks or times out keeps it). A
 subagent's hooks are live while that subagent runs, and its `Stop` is `SubagentStop`, which
 fires in the parent as the subagent ends (`once` is ignored there, as in Claude Code).
 
@@ -33,9 +34,9 @@ from hookagent.claude.session import Sessions, session_hooks
 from hookagent.claude.settings import parse_settings
 from hookagent.errors import ConfigError
 from hookagent.frontmatter import FrontMatter, read_front_matter
-from hookagent.hooks.events import ToolResultEvent
+from hookagent.hooks.events import RunEvent, ToolResultEvent
 from hookagent.hooks.hook import Hook, Inherit, make_hook
-from hookagent.hooks.points import AFTER_TOOL
+from hookagent.hooks.points import AFTER_TOOL, EXECUTION_START
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.view import RunView
 from hookagent.models.base import Model
@@ -224,15 +225,18 @@ def _session(run: RunView) -> str:
 # -- skills ------------------------------------------------------------------------------
 @final
 class _LoadedSkills:
-    """Which skills each session has loaded: kept here, and in each run's metadata."""
+    """Which skills each session has loaded: kept here, and in each run's metadata. A skill
+    whose slash command the prompt expanded is loaded from the run's start."""
 
-    __slots__ = ("_by_session",)
+    __slots__ = ("_by_session", "invoked")
 
-    def __init__(self) -> None:
+    def __init__(self, invoked: str | None = None) -> None:
         self._by_session: dict[str, set[str]] = {}
+        self.invoked = invoked
 
     def of(self, run: RunView) -> set[str]:
-        names = self._by_session.setdefault(_session(run), set())
+        fresh = set() if self.invoked is None else {self.invoked}
+        names = self._by_session.setdefault(_session(run), fresh)
         saved = run.metadata.get(LOADED_SKILLS_KEY)
         if isinstance(saved, list):
             names.update(str(n) for n in saved)
@@ -253,16 +257,25 @@ class _LoadedSkills:
         names.add(name)
         return HookResult.modify(metadata={LOADED_SKILLS_KEY: sorted(names)})
 
+    def started(self, event: RunEvent) -> HookResult | None:
+        """The invoked skill in the run's metadata, so a resumed run finds it loaded."""
+        names = self.of(event.run)
+        if event.run.metadata.get(LOADED_SKILLS_KEY) == sorted(names) or not names:
+            return None
+        return HookResult.modify(metadata={LOADED_SKILLS_KEY: sorted(names)})
+
 
 def skill_hooks(
     skills: Iterable[tuple[str, Path]], options: ClaudeHookOptions | None
-) -> tuple[ComponentHooks, Hook[Any]] | None:
-    """The hooks of skills given as (name, file), and the hook that makes a skill's hooks
-    live when the `Skill` tool loads it; None when no skill has hooks."""
+) -> tuple[ComponentHooks, tuple[Hook[Any], ...]] | None:
+    """The hooks of skills given as (name, file), and the hooks that make a skill's hooks
+    live: when the `Skill` tool loads it, or from the start when the run's prompt is its
+    slash command's expansion (`ClaudeHookOptions.expansion`); None when no skill has
+    hooks."""
     found = [c for name, path in skills if (c := read_component(path, "skill", name))]
     if not found:
         return None
-    loaded = _LoadedSkills()
+    loaded = _LoadedSkills(_invoked(found, options))
     hooks = ComponentHooks(found, options, live=loaded.live, source="claude-skill")
     marker = make_hook(
         AFTER_TOOL,
@@ -274,7 +287,30 @@ def skill_hooks(
         inherit="none",
         timeout=None,
     )
-    return hooks, marker
+    if loaded.invoked is None:
+        return hooks, (marker,)
+    start = make_hook(
+        EXECUTION_START,
+        loaded.started,
+        name="skill_invoked",
+        source="claude-skill",
+        kind="transform",
+        inherit="none",
+        timeout=None,
+    )
+    return hooks, (marker, start)
+
+
+def _invoked(found: Sequence[Component], options: ClaudeHookOptions | None) -> str | None:
+    """The skill (among those with hooks) whose slash command the prompt expanded."""
+    expansion = None if options is None else options.expansion
+    if expansion is None:
+        return None
+    path = Path(expansion.command.path).resolve()
+    for component in found:
+        if Path(component.handlers[0].source.path).resolve() == path:
+            return component.name
+    return None
 
 
 # -- subagents ---------------------------------------------------------------------------

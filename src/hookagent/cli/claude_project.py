@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from hookagent.builder import AgentBuilder
     from hookagent.capabilities.mcp import MCP
     from hookagent.capabilities.mcp.claude_config import MCPConfigs
+    from hookagent.claude.options import ClaudeHookOptions
     from hookagent.cli.agent_spec import RunOptions
 
 __all__ = [
@@ -83,9 +84,10 @@ def install_project(
     prompt = "\n\n".join(p for p in (options.system, project.instructions.prompt) if p)
     if prompt:
         builder.system_prompt(prompt)
-    _hooks(builder, project, options, warn, mcp)
+    hook_options = _hook_options(project, options, mcp)
+    _hooks(builder, project, options, warn, hook_options)
     _permissions(builder, project, options)
-    _components(builder, project, warn)
+    _components(builder, project, warn, hook_options)
     return project
 
 
@@ -94,25 +96,34 @@ def _hooks(
     project: ClaudeProject,
     options: RunOptions,
     warn: Callable[[str], object],
-    mcp: MCP | None,
+    hook_options: ClaudeHookOptions,
 ) -> None:
-    """The hooks of every settings file and plugin; `mcp_tool` handlers call the run's MCP
-    servers over its connections."""
+    """The hooks of every settings file and plugin."""
     from hookagent.claude.bridge import ClaudeHooks
-    from hookagent.claude.options import ClaudeHookOptions
 
     builder.with_(
         ClaudeHooks(
             project.settings,
-            ClaudeHookOptions(
-                project_dir=project.root,
-                instructions=project.instructions.files,
-                expansion=options.expansion,
-                mcp_servers={} if mcp is None else {n: mcp.connection(n) for n in mcp.servers},
-            ),
+            hook_options,
             allow_unsupported=options.allow_unsupported_hooks,
             warn=warn,
         )
+    )
+
+
+def _hook_options(
+    project: ClaudeProject, options: RunOptions, mcp: MCP | None
+) -> ClaudeHookOptions:
+    """How the project's hooks run, those of settings files and of skills' and subagents'
+    front matter alike: `mcp_tool` handlers call the run's MCP servers over its
+    connections."""
+    from hookagent.claude.options import ClaudeHookOptions
+
+    return ClaudeHookOptions(
+        project_dir=project.root,
+        instructions=project.instructions.files,
+        expansion=options.expansion,
+        mcp_servers={} if mcp is None else {n: mcp.connection(n) for n in mcp.servers},
     )
 
 
@@ -137,21 +148,26 @@ def _permissions(builder: AgentBuilder, project: ClaudeProject, options: RunOpti
 
 
 def _components(
-    builder: AgentBuilder, project: ClaudeProject, warn: Callable[[str], object]
+    builder: AgentBuilder,
+    project: ClaudeProject,
+    warn: Callable[[str], object],
+    hook_options: ClaudeHookOptions,
 ) -> None:
     """Agents (the user's, the plugins', then the project's, later replacing earlier) and
-    skills (the user's, the project's, then the plugins', earlier winning); each file that
-    cannot be read is in the builder's warnings, which `build_agent` prints."""
+    skills (the user's, the project's, then the plugins', earlier winning), their
+    front-matter hooks run as the project's are; each file that cannot be read is in the
+    builder's warnings, which `build_agent` prints."""
     for line in project.instructions.warnings:
         warn(line)
     if project.agent_dirs:
         from hookagent.capabilities.subagents import AgentRegistry, Subagents
 
-        builder.with_(Subagents(AgentRegistry.from_dirs(*project.agent_dirs)))
+        registry = AgentRegistry.from_dirs(*project.agent_dirs)
+        builder.with_(Subagents(registry, hook_options=hook_options))
     if project.skill_dirs:
         from hookagent.capabilities.skills import Skills
 
-        builder.with_(Skills(*project.skill_dirs))
+        builder.with_(Skills(*project.skill_dirs, hook_options=hook_options))
     if project.instructions.path_rules:
         from hookagent.claude.path_rules import PathRules
 

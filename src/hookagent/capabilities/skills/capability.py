@@ -127,8 +127,8 @@ class Skills(HookProvider):
     def hooks(self) -> Iterator[Hook[Any]]:
         yield from super().hooks()
         if self._hooks is not None:
-            runner, marker = self._hooks
-            yield marker
+            runner, markers = self._hooks
+            yield from markers
             yield from runner.hooks(inherit="none")
 
     def bind_model(self, model: Model) -> None:
@@ -159,8 +159,8 @@ class Skills(HookProvider):
 
 def _front_matter_hooks(
     library: SkillLibrary, options: ClaudeHookOptions | None
-) -> tuple[ComponentHooks, Hook[Any]] | None:
-    """The skills' `hooks:` and the hook that makes them live; loaded only for skills that
+) -> tuple[ComponentHooks, tuple[Hook[Any], ...]] | None:
+    """The skills' `hooks:` and the hooks that make them live; loaded only for skills that
     have them, as the Claude Code layer is heavy to import."""
     if not any(declares_hooks(skill.path) for skill in library):
         return None
