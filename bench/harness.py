@@ -36,6 +36,8 @@ RIPGREP_TARGET: Final = 0.2
 about 0.12x of it)."""
 SANDBOX_TARGET: Final = 1.3
 """A Bash call of `true` in the sandbox over the same call unsandboxed."""
+CLI_START_TARGET: Final = 0.25
+"""Seconds for `hookagent --help` (and `hooks test --help`), start to exit."""
 
 PEERS_NOTE: Final = (
     "For context (from the design spec, not measured here): the best-known Python agent\n"

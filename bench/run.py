@@ -26,6 +26,8 @@
 9. Bash sandbox: a `true` command through the Bash tool in bubblewrap vs unsandboxed.
 10. Many sessions: listing sessions, opening one, claiming the next runnable run and
    answering a question, on a store of 100,000 runs vs one of 1,000.
+11. CLI start: `hookagent --help` and `hookagent hooks test --help`, whole process, vs
+   `python -c "import typer"`.
 
 Timings are taken with the garbage collector off (collected between samples), repeated, and
 reported as the minimum and median of the repeats; ratios are medians of ratios paired
@@ -46,6 +48,7 @@ from collections.abc import Sequence
 
 from bash_sandbox import bench_bash_sandbox
 from breakdown import breakdown
+from cli_start import bench_cli_start
 from command_hooks import bench_command_hooks
 from concurrency import bench_concurrency
 from dispatch import bench_dispatch
@@ -104,6 +107,7 @@ async def bench_all(quick: bool) -> None:
     verdicts += await bench_durable(repeats=3 if quick else 7)
     verdicts += await bench_bash_sandbox(repeats=3 if quick else 11)
     verdicts += await bench_many_sessions(repeats=3 if quick else 9)
+    verdicts += await bench_cli_start(runs=5 if quick else 10)
     summary(verdicts)
 
 
