@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from hookagent.claude.model import HandlerSpec, HandlerVerdict
 from hookagent.claude.output import FailurePolicy
-from hookagent.claude.prompt_hook import failed, question, read_answer
+from hookagent.claude.prompt_hook import Spend, failed, question, read_answer
 from hookagent.models.base import Model
 
 __all__ = ["MAX_STEPS", "ask_agent"]
@@ -44,7 +44,9 @@ async def ask_agent(
     project_dir: str,
     timeout: float,  # noqa: ASYNC109  # the hook's limit, enforced on the subagent
     failure_default: FailurePolicy = "continue",
+    spend: Spend | None = None,
 ) -> HandlerVerdict:
+    """The subagent's verdict on `payload`; the usage of its model calls goes to `spend`."""
     from hookagent.builder import AgentBuilder
     from hookagent.capabilities.files import FileTools
 
@@ -65,6 +67,8 @@ async def ask_agent(
         return failed(spec, f"timed out after {timeout:g} s", failure_default)
     except Exception as exc:  # the subagent's failure is the hook's, not the run's
         return failed(spec, f"agent hook failed: {exc}", failure_default)
+    if spend is not None:
+        spend(result.usage)
     if result.status != "completed" or not result.output:
         error = f"agent hook ended without an answer ({result.stop_reason})"
         return failed(spec, error, failure_default)

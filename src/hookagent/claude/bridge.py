@@ -47,7 +47,7 @@ from hookagent.claude.payload import (
     failure_type,
 )
 from hookagent.claude.project_events import occurrences
-from hookagent.claude.prompt_hook import PromptModels, ask
+from hookagent.claude.prompt_hook import PromptModels, Spend, ask
 from hookagent.claude.rules import PermissionRule, compile_rule
 from hookagent.claude.runner import run_handler, timeout_for
 from hookagent.claude.session import ClaudeSession, Sessions, session_hooks
@@ -249,7 +249,9 @@ class EventHandlers:
         payload = build_payload(self._event, event, session.payload)
         # the transcript is written while the hooks start: they learn its path from stdin
         flush = functools.partial(session.flush, event.run.messages)
-        verdicts = await self.run(chosen, payload, session, flush, event.run.messages)
+        verdicts = await self.run(
+            chosen, payload, session, flush, event.run.messages, spend=event.run.spend
+        )
         if self._ran is not None:
             self._ran(event, chosen, verdicts)
         combined = combine(
@@ -271,16 +273,19 @@ class EventHandlers:
         session: ClaudeSession,
         flush: Callable[[], None],
         conversation: Sequence[Message] = (),
+        *,
+        spend: Spend | None = None,
     ) -> list[Ran]:
         """Run `specs` on `payload` in parallel; background ones (`async`, `asyncRewake`)
         are started, not awaited: what they find waits in `session.background`. Prompt
-        handlers on Stop/SubagentStop are shown `conversation`."""
+        handlers on Stop/SubagentStop are shown `conversation`; the usage of prompt and agent
+        handlers' model calls goes to `spend` (the run's)."""
         env_file = session.env_file_ready() if self._event in _SESSION_ENV else None
         waited = [spec for spec in specs if not spec.background]
 
         def one(spec: HandlerSpec) -> Coroutine[Any, Any, HandlerVerdict]:
             limit = timeout_for(spec, specs)
-            return self._one(spec, payload, session, env_file, limit, flush, conversation)
+            return self._one(spec, payload, session, env_file, limit, flush, conversation, spend)
 
         for spec in specs:
             if spec.background:
@@ -300,6 +305,7 @@ class EventHandlers:
         limit: float,
         flush: Callable[[], None],
         conversation: Sequence[Message],
+        spend: Spend | None = None,
     ) -> HandlerVerdict:
         options = self._options
         if spec.type == "agent":
@@ -310,12 +316,19 @@ class EventHandlers:
                 project_dir=options.project_dir,
                 timeout=limit,
                 failure_default=options.on_failure_default,
+                spend=spend,
             )
         if spec.type == "prompt":
             model = self._models.of(spec)
             fail = options.on_failure_default
             return await ask(
-                spec, payload, model, timeout=limit, conversation=conversation, failure_default=fail
+                spec,
+                payload,
+                model,
+                timeout=limit,
+                conversation=conversation,
+                failure_default=fail,
+                spend=spend,
             )
         if spec.type == "http":
             flush()  # the payload names the transcript

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, final
 
 from hookagent.claude.model import Decision, HandlerSpec, HandlerVerdict
@@ -25,8 +25,12 @@ from hookagent.claude.runner import stdin_line
 from hookagent.errors import ConfigError
 from hookagent.messages import AssistantMessage, Message, UserMessage
 from hookagent.models.base import Model, ModelRequest, OutputSpec
+from hookagent.usage import Usage
 
-__all__ = ["PromptModels", "ask", "failed", "question", "read_answer"]
+Spend = Callable[[Usage], object]
+"""Where a hook's model calls are counted: the run's usage (`RunView.spend`)."""
+
+__all__ = ["PromptModels", "Spend", "ask", "failed", "question", "read_answer"]
 
 
 _STOPS: Final = frozenset({"Stop", "SubagentStop"})
@@ -99,8 +103,10 @@ async def ask(
     timeout: float,  # noqa: ASYNC109  # the hook's limit, enforced on the model call
     conversation: Sequence[Message] = (),
     failure_default: FailurePolicy = "continue",
+    spend: Spend | None = None,
 ) -> HandlerVerdict:
-    """The handler's verdict on `payload`: the model's answer read per event."""
+    """The handler's verdict on `payload`: the model's answer read per event; the call's
+    usage goes to `spend`."""
     request = ModelRequest(
         messages=[
             *_evidence(spec.event, conversation),
@@ -118,6 +124,8 @@ async def ask(
         return failed(spec, f"timed out after {timeout:g} s", failure_default)
     except Exception as exc:  # a provider's error is the hook's failure, not the run's
         return failed(spec, f"model {model.name} failed: {exc}", failure_default)
+    if spend is not None:
+        spend(response.usage)
     try:
         return read_answer(spec, response.message.content)
     except ValueError as exc:

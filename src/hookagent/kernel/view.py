@@ -144,6 +144,11 @@ class RunView:
     def usage(self) -> Usage:
         return self._state.usage
 
+    def spend(self, usage: Usage) -> None:
+        """Count a model call a hook made for this run (a Claude Code prompt or agent
+        handler's) in the run's usage, which token limits and `RunResult.usage` read."""
+        self._state.usage = self._state.usage + usage
+
     @property
     def metadata(self) -> Mapping[str, Any]:
         return self._metadata
