@@ -198,7 +198,7 @@ def _apply(
         out.modified_by = hook.id
     if checked.contexts and not final:
         out.contexts.extend(checked.contexts)
-    if checked.rank > out.best.rank:
+    if checked.rank > out.best.rank or _names_a_proceed(checked, out.best):
         out.best = checked
         out.decided_by = hook.id
     if checked.kind == "ask" and checked.ask_spec is not None and not final:
@@ -212,6 +212,17 @@ def _apply(
         duration=duration,
         error=_text(error) or checked.error,
         by=checked.by,
+    )
+
+
+def _names_a_proceed(result: HookResult, best: HookResult) -> bool:
+    """A plain proceed naming what decided it (`by`) decides over plain proceeds naming
+    nothing, so the record says why the call went ahead (an auto-allowed sandboxed call)."""
+    return (
+        result.by is not None
+        and best.by is None
+        and result.kind == best.kind == "proceed"
+        and result.rank == best.rank
     )
 
 
