@@ -108,3 +108,27 @@ def test_an_explicit_file_is_read_and_must_exist(tmp_path: Path) -> None:
     assert bash.sandbox.mode == "off"
     with pytest.raises(ConfigError, match="settings file not found"):
         Bash.from_claude_settings(tmp_path, explicit=[tmp_path / "gone.json"])
+
+
+def test_sandbox_leaving_keys_default_as_hookagent_says(tmp_path: Path) -> None:
+    bash = from_project(tmp_path)
+    assert bash.sandbox.excluded.patterns == ()
+    assert bash.sandbox.allow_unsandboxed is False  # Claude Code's default is true
+    assert bash.sandbox.auto_allow is True
+
+
+def test_excluded_commands_are_merged_across_files(tmp_path: Path) -> None:
+    settings(tmp_path, {"excludedCommands": ["docker *", "git push"]})
+    settings(tmp_path, {"excludedCommands": ["git push", "make:*"]}, "settings.local.json")
+    bash = from_project(tmp_path)
+    assert bash.sandbox.excluded.patterns == ("docker *", "git push", "make:*")
+    assert bash.sandbox.excluded.match("make build && ls") == "make:*"
+    assert bash.sandbox.excluded.match("dockerd") is None
+
+
+def test_the_flags_are_read_and_the_higher_file_decides(tmp_path: Path) -> None:
+    settings(tmp_path, {"allowUnsandboxedCommands": True, "autoAllowBashIfSandboxed": True})
+    settings(tmp_path, {"autoAllowBashIfSandboxed": False}, "settings.local.json")
+    bash = from_project(tmp_path)
+    assert bash.sandbox.allow_unsandboxed is True
+    assert bash.sandbox.auto_allow is False
