@@ -104,6 +104,9 @@ class RunOptions:
     """`--claude-plugin` folders."""
     expansion: Expansion | None = None
     """The slash command the prompt was expanded from (one invocation's; never saved)."""
+    init: bool = False
+    """`--init`: Claude Code Setup hooks fire (trigger `init`) before SessionStart, at the
+    start of a new session's run."""
 
     @property
     def durable(self) -> bool:
@@ -241,6 +244,7 @@ def _install_settings(builder: AgentBuilder, options: RunOptions, mcp: MCP | Non
             ClaudeHookOptions(
                 project_dir=project,
                 mcp_servers={} if mcp is None else {n: mcp.connection(n) for n in mcp.servers},
+                setup="init" if options.init else None,
             ),
             allow_unsupported=options.allow_unsupported_hooks,
             warn=lambda line: typer.echo(f"warning: {line}", err=True),
@@ -322,6 +326,7 @@ def from_saved(saved: Any, *, where: str = "run") -> RunOptions:
         "allow_bash": (bool,),
         "read_only": (bool,),
         "approvals": (bool,),
+        "init": (bool,),
         "replies_before": (int,),
         "claude_project": (str,),
         "base_url": (str,),

@@ -217,6 +217,14 @@ def run(
     ] = None,
     claude_project: ClaudeProjectOption = None,
     claude_plugin: ClaudePluginOption = None,
+    init: Annotated[
+        bool,
+        typer.Option(
+            "--init",
+            help="Fire the Claude Code Setup hooks (trigger init) before SessionStart, as "
+            "`claude --init` does; `hookagent setup` fires them alone.",
+        ),
+    ] = False,
 ) -> None:
     """Run PROMPT and show each step, tool call and hook decision as it happens."""
     options = RunOptions(
@@ -245,6 +253,7 @@ def run(
         store=store,
         claude_project=claude_project,
         claude_plugins=tuple(claude_plugin or ()),
+        init=init,
     )
     raise typer.Exit(_guarded(lambda: _run_or_submit(options, ctx.info_name)))
 
@@ -296,6 +305,15 @@ def _mcp_app() -> typer.Typer:
 
 
 app.add_typer(_mcp_app(), name="mcp")
+
+
+def _setup_command() -> None:
+    from hookagent.cli.setup_cmd import register
+
+    register(app)
+
+
+_setup_command()
 
 
 def _sessions_commands() -> None:

@@ -124,6 +124,7 @@ def _hook_options(
         instructions=project.instructions.files,
         expansion=options.expansion,
         mcp_servers={} if mcp is None else {n: mcp.connection(n) for n in mcp.servers},
+        setup="init" if options.init else None,
     )
 
 

@@ -81,6 +81,7 @@ _SUBJECT_FIELD = {
     "PermissionRequest": "tool_name",
     "PermissionDenied": "tool_name",
     "SessionStart": "source",
+    "Setup": "trigger",
     "SessionEnd": "reason",
     "SubagentStart": "agent_type",
     "SubagentStop": "agent_type",
