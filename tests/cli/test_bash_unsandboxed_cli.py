@@ -50,3 +50,24 @@ def test_an_excluded_command_from_a_settings_file_runs_outside(
     results = [call["result"] for call in json.loads(out.stdout)["tool_calls"]]
     assert results[0] == "(no output)"
     assert "Read-only file system" in results[1]
+
+
+def test_with_approvals_a_sandboxed_call_runs_and_an_excluded_one_is_asked_about(
+    tmp_path: Path, outside: Path
+) -> None:
+    calls = [
+        {"name": "Bash", "args": {"command": "echo inside"}},
+        {"name": "Bash", "args": {"command": f"touch {outside / 'excluded'}"}},
+    ]
+    (tmp_path / "turns.json").write_text(json.dumps([{"tool_calls": calls}, {"text": "ok"}]))
+    (tmp_path / "s.json").write_text(json.dumps({"sandbox": {"excludedCommands": ["touch *"]}}))
+    out = hookagent(
+        tmp_path,
+        *("run", "go", "--model", "scripted:turns.json", "--allow-bash", "--approvals"),
+        *("--json", "--settings", "s.json"),
+    )
+    assert out.returncode == 0, out.stderr
+    inside, excluded = json.loads(out.stdout)["tool_calls"]
+    assert inside["result"] == "inside"  # auto-allowed: nobody is at a terminal to ask
+    assert excluded["blocked"]  # asked, and with no terminal nobody approves
+    assert not (outside / "excluded").exists()
