@@ -263,3 +263,16 @@ async def test_a_rule_with_a_predicate_still_asks(place: Path) -> None:
 def test_bad_options_are_refused(tmp_path: Path, kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         Bash(tmp_path, **kwargs)
+
+
+async def test_a_tightened_profile_keeps_an_excluded_command_in_the_sandbox(place: Path) -> None:
+    def narrow(event: h.ToolCallEvent) -> h.HookResult:
+        profile = {**event.args["sandbox"], "network": "off", "writable": []}
+        return h.HookResult.modify(args={**event.args, "sandbox": profile})
+
+    bash = Bash(place / "root", FAST, network="allow", excluded_commands=["touch *"])
+    call, _, _ = await run(bash, f"touch {place / 'outside' / 'made'}", hook=narrow)
+    assert list((place / "outside").iterdir()) == []
+    record = call.result.data["sandbox"]
+    assert (record["active"], record["network"], record["writable"]) == (True, "off", [])
+    assert record["kept"].startswith("kept in the sandbox as a hook tightened its profile")

@@ -153,7 +153,7 @@ class BashTool(ModelTool[BashArgs]):
             return ToolResult.error(profile)
         tightened = profile is not policy
         profile = self.sandbox.own_folder(profile, ctx.run.files)
-        placed = self._placed(args, probe.path is not None)
+        placed = self._placed(args, probe.path is not None, tightened=tightened)
         if isinstance(placed, str):
             return ToolResult.error(placed)
         record = self._record(probe, placed, profile)
@@ -251,8 +251,9 @@ class BashTool(ModelTool[BashArgs]):
             )
         return None
 
-    def _placed(self, args: BashArgs, active: bool) -> Placement | str:
-        """Where the call runs (`placement.py`), kept in the sandbox when its profile asks;
+    def _placed(self, args: BashArgs, active: bool, *, tightened: bool) -> Placement | str:
+        """Where the call runs (`placement.py`), kept in the sandbox when its profile asks
+        (`sandboxed: true`, or a profile a hook tightened, which only a sandbox can honour);
         the error message when the profile would take it out, or allow more without asking."""
         asked = args.sandbox
         disable = args.dangerously_disable_sandbox
@@ -266,8 +267,9 @@ class BashTool(ModelTool[BashArgs]):
             return "Sandbox auto_allow cannot be turned on: the policy asks for Bash calls"
         if asked.sandboxed is False and placed.sandboxed:
             return "Sandbox cannot be loosened: this command runs in the sandbox"
-        if asked.sandboxed is True and not placed.sandboxed:
-            return Placement(True, kept=f"kept in the sandbox by a hook, though {placed.reason}")
+        if not placed.sandboxed and (asked.sandboxed is True or tightened):
+            how = "by a hook" if asked.sandboxed is True else "as a hook tightened its profile"
+            return Placement(True, kept=f"kept in the sandbox {how}, though {placed.reason}")
         return placed
 
     def _prepared(
