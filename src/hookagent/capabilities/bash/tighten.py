@@ -10,8 +10,9 @@ every pattern is within one of its own (`DomainPattern.covers`: `api.github.com`
 `*.api.github.com` within `*.github.com`, `host:443` within `host`) and each of its
 `!` denials is kept (or widened), `"off"` always.
 A call placed outside the sandbox (an excluded command, an allowed `dangerouslyDisableSandbox`)
-carries `sandboxed: false` and its `reason`; a hook may set `sandboxed: true` to keep it in,
-never `false` for a call placed inside. `auto_allow` may be set false, never true when the
+carries `sandboxed: false` and its `reason`; a hook may set `sandboxed: true` to keep it in
+(tightening any other part of its profile keeps it in too), never `false` for a call placed
+inside. `auto_allow` may be set false, never true when the
 capability's is false (it is read by permission checks, which run in the policy tier).
 Anything looser is an error result naming it, and nothing runs.
 """
