@@ -384,10 +384,10 @@ def test_mcp_servers_of_the_project_and_a_plugin_are_started(project: Project) -
 
 
 def test_the_projects_sandbox_settings_reach_bash(project: Project) -> None:
-    project.settings({"sandbox": {"excludedCommands": ["docker"]}})
+    project.settings({"sandbox": {"excludedCommands": "docker"}})
     done = project.run("hi", "--claude-project", ".", "--allow-bash")
     assert done.returncode == 2
-    assert "settings.json, sandbox.excludedCommands: is not supported" in done.stderr
+    assert "settings.json, sandbox.excludedCommands: must be a list" in done.stderr
 
 
 def test_a_slash_command_needs_no_quotes(project: Project) -> None:
