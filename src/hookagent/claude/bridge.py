@@ -17,7 +17,7 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, final
 
@@ -129,6 +129,10 @@ class ClaudeHooks:
     def bind_model(self, model: Model) -> None:
         """The agent's own model answers prompt handlers that name no other."""
         self._models.bind(model)
+
+    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
+        """Handlers naming a model alias (`haiku`…) run on the model the builder maps it to."""
+        self._models.bind_aliases(aliases)
 
     def tools(self) -> Iterable[Tool]:
         return ()

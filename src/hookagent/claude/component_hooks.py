@@ -157,6 +157,9 @@ class ComponentHooks:
     def bind_model(self, model: Model) -> None:
         self._models.bind(model)
 
+    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
+        self._models.bind_aliases(aliases)
+
     def hooks(
         self,
         events: Callable[[str], bool] = lambda _: True,

@@ -30,7 +30,7 @@ from hookagent.usage import Usage
 Spend = Callable[[Usage], object]
 """Where a hook's model calls are counted: the run's usage (`RunView.spend`)."""
 
-__all__ = ["PromptModels", "Spend", "ask", "failed", "question", "read_answer"]
+__all__ = ["MODEL_ALIASES", "PromptModels", "Spend", "ask", "failed", "question", "read_answer"]
 
 
 _STOPS: Final = frozenset({"Stop", "SubagentStop"})
@@ -70,28 +70,50 @@ _ARGUMENTS: Final = re.compile(r"\\\$|\$ARGUMENTS")
 _FENCE: Final = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
+MODEL_ALIASES: Final = frozenset({"sonnet", "opus", "haiku", "inherit"})
+"""Claude Code's model aliases: the models the user maps them to (`AgentBuilder.model_alias`),
+as for agent files; unmapped, the fast model or the agent's own (`inherit`: the agent's)."""
+
+
 @final
 class PromptModels:
-    """Which model answers each prompt and agent handler; the agent's own is bound at build."""
+    """Which model answers each prompt and agent handler; the agent's own is bound at build,
+    and so are the builder's model aliases."""
 
-    __slots__ = ("_agent", "_fast", "_named")
+    __slots__ = ("_agent", "_aliased", "_fast", "_named")
 
     def __init__(self, fast: Model | str | None, specs: Sequence[HandlerSpec]) -> None:
         """Resolves every named model now, so a bad name is a `ConfigError` naming its file
-        and key before anything runs."""
+        and key before anything runs; an alias waits for the builder's mapping."""
         self._agent: Model | None = None
         self._fast = _resolve(fast, "prompt_model", None) if fast is not None else None
         self._named: dict[str, Model] = {}
+        self._aliased: dict[str, HandlerSpec] = {}
         for spec in specs:
-            if spec.type in ("prompt", "agent") and spec.model and spec.model not in self._named:
-                self._named[spec.model] = _resolve(spec.model, f"{spec.where}.model", spec)
+            name = spec.model
+            if spec.type not in ("prompt", "agent") or not name or name in self._named:
+                continue
+            if name in MODEL_ALIASES:
+                self._aliased.setdefault(name, spec)
+            else:
+                self._named[name] = _resolve(name, f"{spec.where}.model", spec)
 
     def bind(self, model: Model) -> None:
         self._agent = model
 
+    def bind_aliases(self, aliases: Mapping[str, str | Model]) -> None:
+        """The builder's aliases: a handler naming one runs on the model it maps to (an
+        alias nobody mapped, as `MODEL_ALIASES` says)."""
+        for name, spec in self._aliased.items():
+            target = aliases.get(name)
+            if target is not None:
+                self._named[name] = _resolve(target, f"{spec.where}.model", spec)
+
     def of(self, spec: HandlerSpec) -> Model | None:
-        if spec.model:
+        if spec.model and spec.model in self._named:
             return self._named[spec.model]
+        if spec.model == "inherit":
+            return self._agent
         return self._fast or self._agent
 
 

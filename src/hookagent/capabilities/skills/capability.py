@@ -11,7 +11,7 @@ already holding `<skills>` is left alone).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -135,6 +135,12 @@ class Skills(HookProvider):
         """The agent's model answers the skills' prompt and agent hooks that name none."""
         if self._hooks is not None:
             self._hooks[0].bind_model(model)
+
+    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
+        """The skills' prompt and agent hooks naming an alias (`haiku`…) run on the model
+        the builder maps it to (`AgentBuilder.model_alias`)."""
+        if self._hooks is not None:
+            self._hooks[0].bind_model_aliases(aliases)
 
     def __repr__(self) -> str:
         return f"Skills({', '.join(repr(str(d)) for d in self.library.searched)})"

@@ -90,8 +90,11 @@ class Subagents:
         """Every child run's final state, for inspection and metrics."""
 
     def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
-        """The builder's model aliases (`AgentBuilder.model_alias`), resolved now."""
+        """The builder's model aliases (`AgentBuilder.model_alias`), resolved now, for agent
+        files and their front-matter prompt and agent hooks."""
         self._aliases = resolve_aliases(aliases)
+        if self._front is not None:
+            self._front.bind_model_aliases(self._aliases)
 
     def bind_agent(self, agent: Agent) -> None:
         """The builder hands over the agent it built: children are made from it. What the
