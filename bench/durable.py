@@ -96,9 +96,10 @@ async def bench_pg_workers() -> list[Verdict]:
     import sys
     import uuid
 
-    spec = importlib.util.spec_from_file_location(
-        "pg_server", Path(__file__).parent.parent / "tests" / "store" / "pg_server.py"
-    )
+    tests = Path(__file__).parent.parent / "tests"
+    if str(tests) not in sys.path:  # pg_server's own helpers live there
+        sys.path.insert(0, str(tests))
+    spec = importlib.util.spec_from_file_location("pg_server", tests / "store" / "pg_server.py")
     try:
         from hookagent.store.postgres import PostgresStore
     except ImportError:
