@@ -1,4 +1,4 @@
-"""A `--claude-project` skill's front-matter hooks run as the project's own: with the
+"""A `--claude-project` skill's and subagent's front-matter hooks run as the project's own: with the
 project's hook options (transcripts under the project, wherever the command runs), and live
 from the start when the prompt is the skill's slash command."""
 
@@ -57,4 +57,54 @@ def test_a_slash_commands_skill_hooks_run_from_the_start_under_the_project(
     assert payload["tool_name"] == "Read"
     transcript = Path(payload["transcript_path"])
     assert transcript.is_relative_to(project / ".hookagent" / "transcripts")
+    assert not (elsewhere / ".hookagent").exists()
+
+
+AGENT = """---
+name: reader
+description: Reads files.
+hooks:
+  PreToolUse:
+    - matcher: Read
+      hooks:
+        - type: command
+          command: "cat >> {log}; echo >> {log}"
+---
+You read files.
+"""
+
+
+def test_a_project_subagents_hooks_write_under_the_project(tmp_path: Path) -> None:
+    project, elsewhere = tmp_path / "app", tmp_path / "elsewhere"
+    log = tmp_path / "child_pre_tool.log"
+    agent = project / ".claude" / "agents" / "reader.md"
+    agent.parent.mkdir(parents=True)
+    agent.write_text(AGENT.format(log=log))
+    settings = {"permissions": {"allow": ["Agent", "Read"]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (project / "notes.txt").write_text("hello")
+    elsewhere.mkdir()
+    delegate = {"description": "r", "prompt": "read notes.txt", "subagent_type": "reader"}
+    read = {"name": "Read", "args": {"file_path": "notes.txt"}}
+    turns = [
+        {"tool_calls": [{"name": "Agent", "args": delegate}]},
+        {"tool_calls": [read]},
+        {"text": "it says hello"},
+        {"text": "done"},
+    ]
+    (tmp_path / "turns.json").write_text(json.dumps(turns))
+    done = hookagent(
+        elsewhere,
+        "run",
+        "read it",
+        "--claude-project",
+        str(project),
+        "-m",
+        f"scripted:{tmp_path / 'turns.json'}",
+        env={"HOME": str(tmp_path / "home")},
+    )
+    assert done.returncode == 0, done.stderr
+    (payload,) = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert payload["agent_type"] == "reader"
+    assert Path(payload["transcript_path"]).is_relative_to(project / ".hookagent" / "transcripts")
     assert not (elsewhere / ".hookagent").exists()
