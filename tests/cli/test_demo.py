@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import os
 import subprocess
 import sys
@@ -56,3 +57,33 @@ def test_the_demo_notices_when_a_scenario_drifts() -> None:
 
     assert run_demo(console, (drifted,)) == 1
     assert "no block decision at before_tool" in out.getvalue()
+
+
+def test_demo_json_is_each_runs_record_and_drift_is_exit_1(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "hookagent", "demo", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)  # nothing else on stdout: no live view
+    assert data["ok"] is True and data["problems"] == []
+    assert [s["result"]["stop_reason"] for s in data["scenarios"]] == [
+        "completed",
+        "completed",
+        "completed",
+        "steps_limit",
+    ]
+    first = data["scenarios"][0]
+    assert first["shows"] == {"point": "before_tool", "outcome": "block"}
+    assert any(
+        d["decision"] == "block" and d["hook"] == "user:block_rm_rf"
+        for d in first["result"]["decisions"]
+    )
+    drifted = dataclasses.replace(SCENARIOS[0], stop_reason="steps_limit")
+    console, _ = capture()
+    assert run_demo(console, (drifted,), json_output=True) == 1

@@ -335,14 +335,18 @@ _serve_commands()
 
 
 @app.command()
-def demo() -> None:
+def demo(
+    json_output: Annotated[
+        bool, typer.Option("--json", help="No live view: each run's record as one JSON object.")
+    ] = False,
+) -> None:
     """Four short scripted runs showing hooks block, rewrite, keep going and stop.
 
     No API key and no network: the model is scripted and the tools are simulated.
     """
     from hookagent.cli.demo import run_demo
 
-    raise typer.Exit(_guarded(lambda: run_demo(_console())))
+    raise typer.Exit(_guarded(lambda: run_demo(_console(), json_output=json_output)))
 
 
 def execute(options: RunOptions) -> int:

@@ -11,7 +11,9 @@ what it claims.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -184,9 +186,25 @@ def build_agent(model: ScriptedModel, root: Path, *, max_steps: int | None = Non
     return builder.build()
 
 
-def run_demo(console: Console, scenarios: Sequence[Scenario] = SCENARIOS) -> int:
-    """Play the scenarios; 0 if each showed what it claims, 1 (with the reasons) if not."""
-    problems = asyncio.run(_play(console, scenarios))
+def run_demo(
+    console: Console, scenarios: Sequence[Scenario] = SCENARIOS, *, json_output: bool = False
+) -> int:
+    """Play the scenarios; 0 if each showed what it claims, 1 (with the reasons) if not.
+    `json_output`: no live view; one JSON object with each scenario's run record."""
+    problems, results = asyncio.run(_play(None if json_output else console, scenarios))
+    if json_output:
+        shown = [
+            {
+                "title": scenario.title,
+                "prompt": scenario.prompt,
+                "shows": {"point": scenario.shows[0], "outcome": scenario.shows[1]},
+                "result": result.to_dict(),
+            }
+            for scenario, result in zip(scenarios, results, strict=True)
+        ]
+        data = {"ok": not problems, "problems": problems, "scenarios": shown}
+        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+        return 1 if problems else 0
     console.print()
     if problems:
         for problem in problems:
@@ -202,25 +220,34 @@ def run_demo(console: Console, scenarios: Sequence[Scenario] = SCENARIOS) -> int
     return 0
 
 
-async def _play(console: Console, scenarios: Sequence[Scenario]) -> list[str]:
-    renderer = LiveRenderer(console)
+async def _play(
+    console: Console | None, scenarios: Sequence[Scenario]
+) -> tuple[list[str], list[RunResult]]:
+    """Each scenario's run, shown live on `console` (None: not shown), and what went wrong."""
+    renderer = LiveRenderer(console) if console is not None else None
     problems: list[str] = []
+    results: list[RunResult] = []
     for scenario in scenarios:
-        console.print()
-        console.rule(Text(scenario.title, style="bold"))
-        console.print(Text(scenario.explain, style="dim"), soft_wrap=False)
+        if console is not None:
+            console.print()
+            console.rule(Text(scenario.title, style="bold"))
+            console.print(Text(scenario.explain, style="dim"), soft_wrap=False)
         model = ScriptedModel(scenario.turns, source=scenario.title)
         with tempfile.TemporaryDirectory(prefix="hookagent-demo-") as folder:
             root = Path(folder)
             workspace(root)
             agent = build_agent(model, root, max_steps=scenario.max_steps)
-            result = await stream_run(agent, scenario.prompt, renderer)
+            if renderer is not None:
+                result = await stream_run(agent, scenario.prompt, renderer)
+            else:
+                result = await agent.run(scenario.prompt)
         try:
             model.assert_consumed()
         except AssertionError as exc:
             problems.append(str(exc))
         problems.extend(_check(scenario, result))
-    return problems
+        results.append(result)
+    return problems, results
 
 
 def _check(scenario: Scenario, result: RunResult) -> list[str]:
