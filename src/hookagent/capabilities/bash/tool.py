@@ -80,8 +80,8 @@ class BashArgs(BaseModel):
     dangerously_disable_sandbox: bool = Field(
         default=False,
         alias="dangerouslyDisableSandbox",
-        description="Run this command outside the sandbox. Only when a command failed "
-        "because of the sandbox; it then needs a person's approval.",
+        description="Run this command outside the sandbox. Only for a command that failed "
+        "because of the sandbox; it may then need a person's approval.",
     )
     sandbox: SkipJsonSchema[SandboxArgs | None] = None
     """The call's sandbox profile, set before hooks run; not offered to the model."""
