@@ -20,9 +20,9 @@ from typing import Final
 
 from hookagent.capabilities.files.file_types import type_globs
 from hookagent.capabilities.files.grep_report import FileMatches, Line, Query
-from hookagent.capabilities.files.paths import Located, PathError, Root, open_dir_at, open_regular
+from hookagent.capabilities.files.paths import Located, Root
 from hookagent.capabilities.files.read import SNIFF_BYTES, is_binary
-from hookagent.capabilities.files.walk import compile_glob, walk_files
+from hookagent.capabilities.files.walk import compile_glob, open_search_top, walk_files
 
 __all__ = ["MAX_MULTILINE_BYTES", "search"]
 
@@ -65,18 +65,11 @@ def _files(root: Root, where: Located) -> Generator[tuple[str, str, int, int], N
     """(shown path, path below `where`, open fd, mtime) per regular file to search; each fd
     is the consumer's to close. A link given as `where` is followed while it stays inside
     the root; links met during the walk are not followed (ripgrep's rule)."""
-    found = root.resolve(where)
-    try:
-        if found.stat is not None and stat.S_ISDIR(found.stat.st_mode):
-            top = open_dir_at(found.name, found.parent_fd, where.display)
-            if top is None:
-                raise PathError(f"{where.display}: changed to a symbolic link while opening")
-        else:
-            fd, st = open_regular(found)
-            yield where.display, os.path.basename(where.display), fd, st.st_mtime_ns
-            return
-    finally:
-        os.close(found.parent_fd)
+    top, single = open_search_top(root, where)
+    if single:
+        mtime = os.fstat(top).st_mtime_ns
+        yield where.display, os.path.basename(where.display), top, mtime
+        return
     try:
         for entry in walk_files(top):
             if not stat.S_ISREG(entry.stat.st_mode):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import selectors
 import shutil
-import stat
 import subprocess
 import sysconfig
 import time
@@ -26,8 +25,9 @@ from functools import cache
 from typing import Final
 
 from hookagent.capabilities.files.grep_report import MAX_COLUMNS, FileMatches, Line, Query
-from hookagent.capabilities.files.paths import Located, PathError, Root, open_dir_at, open_regular
+from hookagent.capabilities.files.paths import Located, Root
 from hookagent.capabilities.files.read import SNIFF_BYTES, is_binary
+from hookagent.capabilities.files.walk import open_search_top
 
 __all__ = ["TIMEOUT", "RipgrepError", "find_rg", "search"]
 
@@ -65,18 +65,7 @@ def find_rg() -> str | None:
 
 def search(rg: str, root: Root, where: Located, query: Query) -> tuple[list[FileMatches], bool]:
     """The files under `where` that match, in path order, and whether the output was cut."""
-    found = root.resolve(where)
-    try:
-        if found.stat is not None and stat.S_ISDIR(found.stat.st_mode):
-            fd = open_dir_at(found.name, found.parent_fd, where.display)
-            if fd is None:
-                raise PathError(f"{where.display}: changed to a symbolic link while opening")
-            single = False
-        else:
-            fd, _ = open_regular(found)
-            single = True
-    finally:
-        os.close(found.parent_fd)
+    fd, single = open_search_top(root, where)
     try:
         if single and is_binary(os.pread(fd, SNIFF_BYTES, 0)):
             return [], False

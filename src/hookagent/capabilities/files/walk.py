@@ -26,6 +26,7 @@ from hookagent.capabilities.files.paths import (
 __all__ = [
     "SKIP_DIRS",
     "Entry",
+    "open_search_top",
     "compile_glob",
     "confined",
     "literal_prefix",
@@ -173,3 +174,20 @@ def confined(root: Root, top: Located, entry: Entry) -> bool:
         return False
     os.close(fd)
     return True
+
+
+def open_search_top(root: Root, where: Located) -> tuple[int, bool]:
+    """An fd of what a search starts at, and whether it is one regular file (else a
+    directory): resolved under the root, a link followed while it stays inside, opened
+    without following one swapped in since. `PathError` for anything else."""
+    found = root.resolve(where)
+    try:
+        if found.stat is not None and stat.S_ISDIR(found.stat.st_mode):
+            fd = open_dir_at(found.name, found.parent_fd, where.display)
+            if fd is None:
+                raise PathError(f"{where.display}: changed to a symbolic link while opening")
+            return fd, False
+        fd, _ = open_regular(found)
+        return fd, True
+    finally:
+        os.close(found.parent_fd)
