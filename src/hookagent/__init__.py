@@ -6,8 +6,9 @@ shows. `from hookagent import Agent` and `hookagent.Agent` work as for any packa
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hookagent.lazy import attribute_loader
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
@@ -379,13 +380,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'hookagent' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # the next access is a plain lookup
-    return value
+__getattr__ = attribute_loader(__name__, _HOME, globals())
 
 
 def __dir__() -> list[str]:

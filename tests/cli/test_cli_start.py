@@ -25,7 +25,7 @@ HEAVY: Final = (
     "yaml",
 )
 """Never loaded to print help."""
-LIGHT: Final = frozenset({"hookagent", "hookagent.errors", "hookagent.remedies"})
+LIGHT: Final = frozenset({"hookagent", "hookagent.errors", "hookagent.lazy", "hookagent.remedies"})
 """The modules of hookagent outside `hookagent.cli` that help may load."""
 
 

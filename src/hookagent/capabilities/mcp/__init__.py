@@ -23,10 +23,10 @@ like any other tool. Connect before building the agent, since the builder collec
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
+from hookagent.lazy import attribute_loader
 
 if TYPE_CHECKING:
     from hookagent.capabilities.mcp.capability import MCP
@@ -47,10 +47,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = attribute_loader(__name__, _LAZY, globals())
