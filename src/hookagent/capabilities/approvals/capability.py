@@ -31,13 +31,24 @@ import inspect
 import logging
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final
 
+from hookagent.capabilities.approvals.answers import (
+    OPTIONS,
+    Asked,
+    call_key,
+    scope_of,
+    shown_path,
+)
+from hookagent.capabilities.approvals.options import (
+    DEFAULT_UNMATCHED,
+    checked_classes,
+    checked_unmatched,
+    compiled_rules,
+)
 from hookagent.capabilities.approvals.rules import (
-    CLASSES,
-    DECISIONS,
     Class,
     CompiledRule,
     Decision,
@@ -48,10 +59,11 @@ from hookagent.capabilities.approvals.rules import (
     suggest_rules,
     summarize_call,
 )
-from hookagent.capabilities.approvals.settings import append_allow_rules, read_permissions
+from hookagent.capabilities.approvals.settings import (
+    append_allow_rules,
+    read_project_permissions,
+)
 from hookagent.claude.rules import compile_rule
-from hookagent.claude.sources import standard_locations
-from hookagent.durable import codec
 from hookagent.errors import ConfigError
 from hookagent.hooks.decorators import HookProvider, hook
 from hookagent.hooks.events import RunEvent, ToolCallEvent
@@ -80,23 +92,6 @@ AUTO_ALLOWED: Final = "auto-allowed: runs in the sandbox (autoAllowBashIfSandbox
 """What decision records name as deciding a call allowed because it runs sandboxed."""
 HOOK_ID: Final = "approvals:rules"
 """The guard's id, as decision records and questions name it."""
-OPTIONS: Final = ("once", "run", "session", "always", "deny")
-"""The answers a question of the guard offers (``always`` only when it can be honoured)."""
-DEFAULT_UNMATCHED: Final[Mapping[Class, Decision]] = {"safe": "allow", "destructive": "ask"}
-_SCOPES: Final = frozenset({"run", "session", "always"})
-
-
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Asked:
-    """A question the guard raised, kept until the wrapped approver sees its answer."""
-
-    tool_name: str
-    key: str
-    run_id: str
-    session_id: str | None
-    always: tuple[str, ...]
-    """The rules "always" would save; empty when it cannot be honoured."""
 
 
 class Approvals(HookProvider):
@@ -126,20 +121,20 @@ class Approvals(HookProvider):
         self.project_dir = Path(project_dir).expanduser().absolute()
         self.cwd = os.path.normpath(self.project_dir)
         self.save_to = None if save_to is None else self.project_dir / Path(save_to).expanduser()
-        self.classify = _classes(classify or {})
-        self.unmatched = _unmatched(unmatched or {})
-        self._code = tuple(_compile(rule, index) for index, rule in enumerate(rules))
+        self.classify = checked_classes(classify or {})
+        self.unmatched = checked_unmatched(unmatched or {})
+        self._code = compiled_rules(rules)
         self.files: tuple[str, ...] = ()
         """The settings files read, in order."""
         self._read: tuple[CompiledRule, ...] = ()
         if settings:
-            self.files, self._read = self._read_settings()
+            self.files, self._read = read_project_permissions(self.project_dir, self.save_to)
         self._saved: list[CompiledRule] = []
         self.warnings = tuple(r.rule.problem for r in self.rules if r.rule.problem is not None)
         """Rules that can never match (a specifier hookagent cannot test), and why."""
         self._runs: dict[str, set[str]] = {}
         self._sessions: dict[str | None, set[str]] = {}
-        self._asked: dict[tuple[str, str], _Asked] = {}
+        self._asked: dict[tuple[str, str], Asked] = {}
 
     # -- the rules ------------------------------------------------------------------------
     @property
@@ -161,22 +156,6 @@ class Approvals(HookProvider):
             unmatched=self.unmatched,
         )
 
-    def _read_settings(self) -> tuple[tuple[str, ...], tuple[CompiledRule, ...]]:
-        paths = [p for p, kind in standard_locations(self.project_dir) if kind in _PROJECT]
-        if self.save_to is not None:
-            paths.append(self.save_to)
-        files: list[str] = []
-        rules: list[CompiledRule] = []
-        seen: set[Path] = set()
-        for path in paths:
-            real = path.resolve()
-            if real in seen or not path.is_file():
-                continue
-            seen.add(real)
-            files.append(os.fspath(path))
-            rules.extend(read_permissions(path))
-        return tuple(files), tuple(rules)
-
     # -- the guard ------------------------------------------------------------------------
     @hook(BEFORE_TOOL, name="rules", tier="policy", kind="guard", quiet=True)
     def check(self, event: ToolCallEvent) -> HookResult | None:
@@ -194,7 +173,7 @@ class Approvals(HookProvider):
         if self._remembered(key, run.run_id, run.session_id):
             return None
         always = self._always(event.tool_name, event.args, verdict)
-        self._asked[(run.run_id, event.call_id)] = _Asked(
+        self._asked[(run.run_id, event.call_id)] = Asked(
             tool_name=event.tool_name,
             key=key,
             run_id=run.run_id,
@@ -233,7 +212,7 @@ class Approvals(HookProvider):
             asked = self._claim(question)
             shown = question
             if asked is not None and asked.always and self.save_to is not None:
-                where = _shown_path(self.save_to, self.project_dir)
+                where = shown_path(self.save_to, self.project_dir)
                 rules = ", ".join(asked.always)
                 text = f"{question.question}\n(always: adds {rules} to {where})"
                 shown = replace(question, question=text)
@@ -269,7 +248,7 @@ class Approvals(HookProvider):
                 self._saved.append(CompiledRule(rule=rule, decision="allow", file=file, key=key))
         return keys
 
-    def _claim(self, question: Question) -> _Asked | None:
+    def _claim(self, question: Question) -> Asked | None:
         if question.hook != HOOK_ID or question.call_id is None:
             return None
         asked = self._asked.pop((question.run_id, question.call_id), None)
@@ -280,7 +259,7 @@ class Approvals(HookProvider):
         verdict = self.decide(question.tool_name, args)
         if verdict.decision != "ask":
             return None
-        return _Asked(
+        return Asked(
             tool_name=question.tool_name,
             key=call_key(question.tool_name, args),
             run_id=question.run_id,
@@ -288,7 +267,7 @@ class Approvals(HookProvider):
             always=self._always(question.tool_name, args, verdict),
         )
 
-    def _remember(self, asked: _Asked, scope: str | None) -> None:
+    def _remember(self, asked: Asked, scope: str | None) -> None:
         if scope == "always" and asked.always:
             try:
                 self.allow_always(asked.always)
@@ -305,24 +284,6 @@ class Approvals(HookProvider):
 
     def __repr__(self) -> str:
         return f"Approvals({len(self.rules)} rules, project_dir={str(self.project_dir)!r})"
-
-
-_PROJECT: Final = frozenset({"project", "local"})
-
-
-def call_key(tool_name: str, args: Mapping[str, Any]) -> str:
-    """What makes two calls the same: the tool and its canonical arguments (as the durable
-    store's `fingerprint`, with no policy version: memory lasts one process)."""
-    return codec.digest("tool", tool_name, dict(args), "")
-
-
-def scope_of(answer: Answer) -> str | None:
-    """``run``, ``session`` or ``always`` from ``extra["scope"]`` or the choice; else None
-    (once)."""
-    for value in (answer.extra.get("scope"), answer.choice):
-        if isinstance(value, str) and value.strip().lower() in _SCOPES:
-            return value.strip().lower()
-    return None
 
 
 def remembering(agent: Agent, approver: Approver) -> Approver:
@@ -353,54 +314,3 @@ def _refusal(verdict: Verdict) -> str:
         )
     because = f": {rule.reason}" if rule.reason else ""
     return f"denied by rule {rule.origin}{because}"
-
-
-def _compile(rule: Rule, index: int) -> CompiledRule:
-    key = f"rules[{index}]"
-    if not isinstance(rule, Rule):
-        raise ConfigError(
-            f"expected a Rule(match, decision), got {rule!r:.60}", key=key, value=rule
-        )
-    if rule.decision not in DECISIONS:
-        raise ConfigError(
-            f"decision must be allow, deny or ask, not {rule.decision!r}", key=key, value=rule
-        )
-    if rule.when is not None and not callable(rule.when):
-        raise ConfigError("when must be a function of the call's arguments", key=key)
-    try:
-        compiled = compile_rule(rule.match)
-    except ValueError as exc:
-        raise ConfigError(str(exc), key=key, value=rule.match) from None
-    return CompiledRule(
-        rule=compiled, decision=rule.decision, when=rule.when, reason=rule.reason, key=key
-    )
-
-
-def _classes(classify: Mapping[str, Class]) -> dict[str, Class]:
-    for name, kind in classify.items():
-        if kind not in CLASSES:
-            raise ConfigError(
-                f'must be "safe" or "destructive", not {kind!r}', key=f"classify[{name!r}]"
-            )
-    return dict(classify)
-
-
-def _unmatched(unmatched: Mapping[Class, Decision]) -> dict[Class, Decision]:
-    merged = {**DEFAULT_UNMATCHED, **unmatched}
-    for kind, decision in merged.items():
-        if kind not in CLASSES:
-            raise ConfigError(
-                f'the classes are "safe" and "destructive", not {kind!r}', key="unmatched"
-            )
-        if decision not in DECISIONS:
-            raise ConfigError(
-                f"must be allow, deny or ask, not {decision!r}", key=f"unmatched[{kind!r}]"
-            )
-    return merged
-
-
-def _shown_path(path: Path, base: Path) -> str:
-    try:
-        return os.fspath(path.relative_to(base))
-    except ValueError:
-        return os.fspath(path)

@@ -19,12 +19,15 @@ from typing import Any, Final
 
 from hookagent.capabilities.approvals.rules import CompiledRule, Decision
 from hookagent.claude.rules import compile_rule
+from hookagent.claude.sources import standard_locations
 from hookagent.errors import ConfigError
 
-__all__ = ["LISTS", "append_allow_rules", "read_permissions"]
+__all__ = ["LISTS", "append_allow_rules", "read_permissions", "read_project_permissions"]
 
 LISTS: Final[tuple[Decision, ...]] = ("deny", "ask", "allow")
 """The `permissions` keys holding rules (each a list of rule strings)."""
+_PROJECT: Final = frozenset({"project", "local"})
+"""The settings files of the project itself; the user's and managed ones are not read."""
 
 
 def read_permissions(path: Path) -> list[CompiledRule]:
@@ -74,6 +77,27 @@ def read_permissions(path: Path) -> list[CompiledRule]:
                 raise ConfigError(str(exc), file=name, key=key, value=item) from None
             rules.append(CompiledRule(rule=compiled, decision=decision, file=name, key=key))
     return rules
+
+
+def read_project_permissions(
+    project_dir: Path, save_to: Path | None
+) -> tuple[tuple[str, ...], tuple[CompiledRule, ...]]:
+    """The files read and their rules, in order: the project's shared and local settings,
+    then `save_to`; a file is read once however many names reach it."""
+    paths = [p for p, kind in standard_locations(project_dir) if kind in _PROJECT]
+    if save_to is not None:
+        paths.append(save_to)
+    files: list[str] = []
+    rules: list[CompiledRule] = []
+    seen: set[Path] = set()
+    for path in paths:
+        real = path.resolve()
+        if real in seen or not path.is_file():
+            continue
+        seen.add(real)
+        files.append(os.fspath(path))
+        rules.extend(read_permissions(path))
+    return tuple(files), tuple(rules)
 
 
 def append_allow_rules(path: Path, texts: Iterable[str]) -> list[str]:
