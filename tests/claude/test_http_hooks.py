@@ -321,3 +321,37 @@ async def test_allowed_http_hook_urls_stops_other_urls_and_env_vars_are_bounded(
     [(path, headers_seen, _)] = server.seen
     assert path == "/ok" and headers_seen["X-Token"] == "t0k3n" and headers_seen["X-Team"] == ""
     assert any("matches no allowedHttpHookUrls pattern; not run" in m for m in caplog.messages)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"continue": False, "stopReason": "change freeze"}, "change freeze"),
+        ({"decision": {"behavior": "deny", "message": "no", "interrupt": True}}, "no"),
+    ],
+    ids=["continue-false", "deny-interrupt"],
+)
+async def test_a_permission_request_answer_can_end_the_run(
+    tmp_path: Path, server: Server, answer: dict[str, Any], message: str
+) -> None:
+    decision = answer.pop("decision", {"behavior": "deny"})
+    specific = {"hookEventName": "PermissionRequest", "decision": decision}
+    permit = server.answer("/permit", {"hookSpecificOutput": specific, **answer})
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [http(server.answer("/ask", pre_tool("ask")))]}
+        ],
+        "PermissionRequest": [{"hooks": [http(permit)]}],
+    }
+    model = ScriptedModel([tool_call("Bash", command="ls"), reply("unreached")])
+    agent = (
+        h.AgentBuilder()
+        .model(model)
+        .tools(Bash)
+        .with_settings(settings(tmp_path, hooks), project_dir=tmp_path)
+        .build()
+    )
+    result = await agent.run("list", approver=lambda q: pytest.fail("the hook answers"))
+    assert (result.status, result.stop_reason) == ("stopped", "hook_stop")
+    assert (result.stop_message or "").startswith(f"{message} (hook claude:PermissionRequest")
+    assert result.tool_calls[0].blocked and model.remaining == 1

@@ -251,16 +251,13 @@ async def test_the_apps_deny_refuses_the_call(tmp_path: Path, app: App, home: Pa
     assert "a PermissionRequest hook stopped the run" in call.result.content  # continue false
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a permission_request hook's stop is read as a denial of the call; the run goes on "
-    "(Claude Code: continue false from any hook stops the agent)",
-)
 async def test_the_apps_continue_false_with_its_deny_stops_the_run(
     tmp_path: Path, app: App, home: Path
 ) -> None:
     result = await deny_run(tmp_path, app)
-    assert result.status == "stopped"
+    assert (result.status, result.stop_reason) == ("stopped", "hook_stop")
+    assert (result.stop_message or "").startswith("a PermissionRequest hook stopped the run")
+    assert result.output is None  # the model was not asked again ("gave up" never came)
 
 
 async def test_without_the_app_the_http_hooks_fail_open(tmp_path: Path, home: Path) -> None:

@@ -121,3 +121,27 @@ async def test_a_permission_hook_can_refuse_for_the_human() -> None:
     result = await b.build().run("go", approver=lambda q: True)
     [call] = result.tool_calls
     assert call.blocked and "not in policy" in call.result.content
+
+
+async def test_a_permission_hook_that_stops_ends_the_run_as_a_stop_anywhere_does() -> None:
+    b, model = builder(tool_call("echo", text="hi"), reply("unreached"))
+    b.on(h.BEFORE_TOOL, ask_for_echo)
+    b.on(h.PERMISSION_REQUEST, lambda e: h.HookResult.stop("policy breach"), name="halt")
+    result = await b.build().run("go", approver=lambda q: True)
+    assert (result.status, result.stop_reason) == ("stopped", "hook_stop")
+    assert result.stop_message == "policy breach (hook user:halt at before_tool)"
+    assert result.output is None and model.remaining == 1  # the model was not asked again
+    [call] = result.tool_calls
+    assert call.blocked and "policy breach" in call.result.content
+    [decision] = result.decisions.at(h.BEFORE_TOOL)
+    assert decision.answer == "stopped by user:halt: policy breach"
+
+
+async def test_a_permission_hook_stop_keeps_its_stop_reason() -> None:
+    b, model = builder(tool_call("echo", text="hi"), reply("unreached"))
+    b.on(h.BEFORE_TOOL, ask_for_echo)
+    done = h.HookResult.stop("nothing left to do", stop_reason="completed")
+    b.on(h.PERMISSION_REQUEST, lambda e: done, name="done")
+    result = await b.build().run("go", approver=lambda q: True)
+    assert (result.status, result.stop_reason) == ("completed", "completed")
+    assert "nothing left to do" in (result.stop_message or "") and model.remaining == 1

@@ -144,7 +144,12 @@ def _pre_tool(combined: Combined) -> HookResult | None:
 
 
 def _permission(combined: Combined) -> HookResult | None:
+    """A deny refuses the call; with `interrupt: true` it also ends the run, as
+    `continue: false` does (Claude Code interrupts the agent instead of continuing)."""
     if combined.decision == "deny":
+        if combined.extra.get("interrupt") is True:
+            why = combined.reason or "a PermissionRequest hook denied the call and interrupted"
+            return HookResult.stop(why)
         return HookResult.block(combined.reason or "denied by a PermissionRequest hook")
     if combined.decision == "allow":
         answer = Answer(approved=True, reason=combined.reason, updated_args=combined.updated_input)

@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, final
 
+from hookagent.hooks.result import StopReason
+
 __all__ = ["Answer", "Approver", "Question"]
 
 
@@ -40,6 +42,9 @@ class Answer:
     updated_args: Mapping[str, Any] | None = None
     """Approved with these arguments instead (a permission hook may rewrite the call)."""
     extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    stop_reason: StopReason | None = None
+    """Refused, and the run ends for this reason: a permission hook answered with `stop`
+    (a Claude Code PermissionRequest's `continue: false`, or a deny that interrupts)."""
 
     @classmethod
     def approve(cls, reason: str | None = None, *, choice: str | None = None) -> Answer:

@@ -183,6 +183,10 @@ class Dispatcher:
                 )
             if not answer.approved:
                 why = answer.reason or "no reason given"
+                if answer.stop_reason is not None:  # every point that asks accepts `stop`
+                    folded.best = HookResult.stop(why, stop_reason=answer.stop_reason)
+                    folded.decided_by = answer.by
+                    return f"stopped by {answer.by}: {why}"
                 folded.best = _refusal(point, f"{hook_id} asked {spec.question!r}; denied: {why}")
                 folded.decided_by = hook_id
                 return f"denied by {answer.by}: {why}"
@@ -200,9 +204,9 @@ class Dispatcher:
             PermissionEvent(run=self.view, question=question, tool_name=question.tool_name),
         )
         if decision.outcome in ("block", "stop"):
-            return Answer(
-                approved=False, by=decision.hook or "a permission hook", reason=decision.reason
-            )
+            stop = (decision.stop_reason or "hook_stop") if decision.outcome == "stop" else None
+            by = decision.hook or "a permission hook"
+            return Answer(approved=False, by=by, reason=decision.reason, stop_reason=stop)
         if event.answer is not None:
             return replace(event.answer, by=decision.hook or event.answer.by)
         return None
