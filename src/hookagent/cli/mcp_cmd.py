@@ -110,9 +110,9 @@ def ls(
     """The configured servers, where each is configured, whether it connects, and its tools.
 
     Exit 0 when every server connects, 1 when some do not, 2 for a bad configuration."""
-    from hookagent.cli.app import _guarded
+    from hookagent.cli.exits import guarded
 
-    raise typer.Exit(_guarded(lambda: _ls(tuple(mcp_config or ()), discover_settings, json_output)))
+    raise typer.Exit(guarded(lambda: _ls(tuple(mcp_config or ()), discover_settings, json_output)))
 
 
 def _ls(files: tuple[str, ...], discover: bool, json_output: bool) -> int:

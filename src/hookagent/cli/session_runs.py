@@ -26,7 +26,15 @@ from hookagent.cli.agent_spec import (
     options_of,
     saved_options,
 )
-from hookagent.cli.session_views import Outcome, call_text, emit_json, question_dict, report
+from hookagent.cli.exits import EXIT_INTERRUPTED, exit_code, interrupted, kept_line
+from hookagent.cli.session_views import (
+    Outcome,
+    call_text,
+    emit_json,
+    plain_console,
+    question_dict,
+    report,
+)
 from hookagent.cli.store_access import existing, in_store
 from hookagent.durable.answers import Scope
 from hookagent.durable.sessions import answer, find_run
@@ -46,13 +54,12 @@ _ENDED: Final = ("completed", "failed", "stopped")
 def run_in_session(options: RunOptions) -> int:
     """`hookagent run --session/--store`: the run kept in the store, its options saved with
     it; the open questions and how to answer them if it ends waiting."""
-    from hookagent.cli.app import _console, exit_code, interrupted
     from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
     from hookagent.cli.session_script import continued_script
     from hookagent.cli.settings_files import run_settings_files
 
     store = open_store(options.store, project_dir=options.cwd or os.getcwd())
-    console = _console()
+    console = plain_console()
     renderer = None if options.json else LiveRenderer(console)
 
     async def go(store: Store) -> Outcome:
@@ -162,7 +169,6 @@ def resume_run(
     """Take run `key` up where it stopped, show what it did since, report; the exit code.
     `force`: take it over from a holder that is provably gone (see `durable.lease`);
     `extra`: keys added to the `--json` object."""
-    from hookagent.cli.app import EXIT_INTERRUPTED, _console, exit_code, kept_line
 
     opened = existing(store_url)
     since: list[int] = []
@@ -182,7 +188,7 @@ def resume_run(
     except KeyboardInterrupt:  # stopped at its next safe point, kept as it was
         typer.echo(kept_line(key, store_url), err=True)
         return EXIT_INTERRUPTED
-    console = _console()
+    console = plain_console()
     if not json_output:
         _print_resumed(console, outcome, steps_from=since[0], decisions_from=since[1])
     report(outcome, json_output=json_output, console=console, store_url=store_url, extra=extra)

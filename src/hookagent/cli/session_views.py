@@ -294,9 +294,9 @@ def _shown(decisions: Sequence[Mapping[str, Any]]) -> list[Decision]:
 # -- short forms ------------------------------------------------------------------------------
 def plain_console() -> Console:
     """The console the `hookagent` command prints to."""
-    from hookagent.cli.app import _console
+    from hookagent.cli.exits import console
 
-    return _console()
+    return console()
 
 
 def call_text(name: str, args: Mapping[str, Any]) -> str:

@@ -20,9 +20,9 @@ T = TypeVar("T")
 
 def guard(action: Callable[[], int]) -> int:
     """`action()`'s exit code; a configuration or store error printed, as exit 2."""
-    from hookagent.cli.app import _guarded
+    from hookagent.cli.exits import guarded
 
-    return _guarded(action)
+    return guarded(action)
 
 
 def open_at(url: str | None) -> Store:
