@@ -11,7 +11,7 @@ fires in the parent as the subagent ends (`once` is ignored there, as in Claude 
 They are read as settings files are, by `settings.parse_settings`: a handler Claude Code
 would refuse, or one hookagent would not run, is a `ConfigError` naming the file, the path
 under `hooks:` and its line, when the skills or subagents are installed. They run through
-the same `bridge.EventHandlers` as settings hooks, apart from settings-file repeats. Which
+the same `event_handlers.EventHandlers` as settings hooks, apart from settings-file repeats. Which
 skills a session has loaded is kept in memory by session and in the run's metadata, so a
 resumed run finds them.
 """
@@ -24,12 +24,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal, final
 
-from hookagent.claude.bridge import EventHandlers, Ran, select_spec
 from hookagent.claude.checks import check_settings
+from hookagent.claude.event_handlers import EventHandlers, Ran
 from hookagent.claude.events import FIRED
 from hookagent.claude.model import HandlerSpec, LoadedSettings, SettingsSource
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.claude.prompt_hook import PromptModels
+from hookagent.claude.selection import select_spec
 from hookagent.claude.session import Sessions, session_hooks
 from hookagent.claude.settings import parse_settings
 from hookagent.errors import ConfigError

@@ -345,9 +345,9 @@ def _read_payload(path: Path, event: str, cwd: Path | None) -> dict[str, Any]:
 
 
 def _fits(spec: HandlerSpec, payload: dict[str, Any]) -> bool:
-    from hookagent.claude.bridge import Selected
     from hookagent.claude.events import TOOL_EVENTS
     from hookagent.claude.matchers import compile_claude_matcher
+    from hookagent.claude.selection import Selected
 
     field = _SUBJECT_FIELD.get(spec.event)
     subject = payload.get(field) if field else None
