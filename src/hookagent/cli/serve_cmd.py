@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from hookagent.cli.shared_options import StoreOpt
 from hookagent.cli.store_access import existing, guard
 from hookagent.errors import ConfigError
 
@@ -33,15 +34,7 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    store: Annotated[
-        str | None,
-        typer.Option(
-            "--store",
-            metavar="URL",
-            help="The store: a path, sqlite:///path or postgresql://… "
-            "(default: .hookagent/sessions.db).",
-        ),
-    ] = None,
+    store: StoreOpt = None,
     host: Annotated[
         str, typer.Option("--host", help="The address to listen on (loopback by default).")
     ] = "127.0.0.1",

@@ -26,6 +26,7 @@ from hookagent.cli.session_views import (
     print_sessions,
     session_dict,
 )
+from hookagent.cli.shared_options import JsonOpt, StoreOpt
 from hookagent.cli.store_access import existing, guard, in_store, missing, open_at
 from hookagent.cli.validate import positive_number
 from hookagent.errors import ConfigError
@@ -41,16 +42,6 @@ sessions_app = typer.Typer(
     help="Sessions kept in a store: list, inspect, fork.", no_args_is_help=True
 )
 
-StoreOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        metavar="URL",
-        help="The store: a path, sqlite:///path or postgresql://… "
-        "(default: .hookagent/sessions.db).",
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 RunKey = Annotated[str, typer.Argument(metavar="ID", help="A run id, or a session (id or name).")]
 CallArg = Annotated[
     str | None,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from hookagent.cli.session_views import emit_json
+from hookagent.cli.shared_options import JsonOpt, StoreOpt
 from hookagent.cli.store_access import existing, guard, in_store, missing, open_at
 
 if TYPE_CHECKING:
@@ -20,17 +21,6 @@ tokens_app = typer.Typer(
     help="Bearer tokens for `hookagent serve`: create (shown once), list, revoke.",
     no_args_is_help=True,
 )
-
-StoreOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        metavar="URL",
-        help="The store: a path, sqlite:///path or postgresql://… "
-        "(default: .hookagent/sessions.db).",
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def token_dict(token: TokenRecord) -> dict[str, Any]:
