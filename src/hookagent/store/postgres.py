@@ -19,6 +19,7 @@ import asyncpg
 
 from hookagent.errors import StoreError
 from hookagent.store.memory import refused
+from hookagent.store.migrations import known_version
 from hookagent.store.migrations.postgres import LATEST, MIGRATIONS
 from hookagent.store.postgres_control import PostgresControl
 from hookagent.store.postgres_sql import (
@@ -154,14 +155,7 @@ class PostgresStore(PostgresControl):
                     "no schema_version table); nothing was changed"
                 )
             return 0
-        version = int(await conn.fetchval(SQL.VERSION))
-        if version > LATEST:
-            raise StoreError(
-                f"{self._url}: written by a newer hookagent (schema version {version}; this "
-                f"hookagent knows versions up to {LATEST}); upgrade hookagent to open it. "
-                "Nothing was changed"
-            )
-        return version
+        return known_version(self._url, int(await conn.fetchval(SQL.VERSION)), LATEST)
 
     # -- one statement or one transaction -------------------------------------------------
     async def _do(

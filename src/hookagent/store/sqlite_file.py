@@ -23,6 +23,7 @@ from typing import Final, Literal, TypeVar
 
 from hookagent.errors import ConfigError, StoreError
 from hookagent.store import sqlite_ops
+from hookagent.store.migrations import known_version
 from hookagent.store.migrations.sqlite import LATEST, MIGRATIONS
 from hookagent.store.records import Flush
 from hookagent.store.sqlite_sql import SQL
@@ -167,14 +168,7 @@ class SQLiteFile:
                     "else, without a schema_version table); nothing was changed"
                 )
             return 0
-        version = int(conn.execute(SQL.VERSION).fetchone()[0] or 0)
-        if version > LATEST:
-            raise StoreError(
-                f"{self._url}: written by a newer hookagent (schema version {version}; this "
-                f"hookagent knows versions up to {LATEST}); upgrade hookagent to open it. "
-                "Nothing was changed"
-            )
-        return version
+        return known_version(self._url, int(conn.execute(SQL.VERSION).fetchone()[0] or 0), LATEST)
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         for version in range(self._version(conn) + 1, LATEST + 1):
