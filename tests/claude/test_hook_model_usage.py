@@ -1,14 +1,19 @@
 """The model calls of prompt and agent handlers count in the run's usage: `RunResult.usage`
-shows them and a token limit sees them."""
+shows them, a token limit sees them and a cost limit prices them."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import hookagent as h
 from hookagent.claude.options import ClaudeHookOptions
+from hookagent.models.prices import Price
+from hookagent.policies.cost import COST_HOOK_CALLS, COST_USD, CostLimit
 from hookagent.testing import ScriptedModel, reply, tool_call
 from hookagent.usage import Usage
 
@@ -84,3 +89,71 @@ async def test_a_failing_judge_adds_nothing(tmp_path: Path) -> None:
     result = await agent(tmp_path, pre_tool("prompt"), turns, broken).build().run("list")
     assert result.status == "completed"
     assert result.usage.input_tokens == 0
+
+
+# -- cost ------------------------------------------------------------------------------------
+def billed(response: h.ModelResponse, model: str, usage: Usage) -> h.ModelResponse:
+    return replace(response, model_name=model, usage=usage)
+
+
+def named(model: str, *answers: dict[str, Any]) -> ScriptedModel:
+    spent = Usage(input_tokens=1000, output_tokens=10, requests=1)
+    return ScriptedModel([billed(reply(json.dumps(a)), model, spent) for a in answers])
+
+
+def walk(model: str = "agent-1") -> list[Any]:
+    """Two tool calls, then an answer: the judge's cost can end the run after the first."""
+    turns = [tool_call("Bash", command="ls"), tool_call("Bash", command="pwd"), reply("done")]
+    return [billed(turn, model, step_usage()) for turn in turns]
+
+
+PRICES = {"agent-1": Price(input=1, output=1), "judge-1": Price(input=10, output=10)}
+"""The judge's 1,010 tokens cost $0.0101, the agent's 10 a step $0.00001."""
+
+
+@pytest.mark.parametrize("kind", ["prompt", "agent"])
+async def test_a_cost_limit_prices_a_hooks_model_calls(tmp_path: Path, kind: str) -> None:
+    ok = {"ok": True, "reason": "fine"}
+    built = agent(tmp_path, pre_tool(kind), walk(), named("judge-1", ok, ok))
+    limit = CostLimit(0.01, prices=PRICES)
+    result = await built.with_(limit).build().run("look around")
+    assert (result.status, result.stop_reason) == ("stopped", "cost_limit")
+    assert len(result.tool_calls) == 1  # ended at the should_continue after the judge's call
+    assert result.state.metadata[COST_USD.name] == pytest.approx(0.0101 + 0.00001)
+    assert result.state.metadata[COST_HOOK_CALLS.name] == 1
+    assert (result.stop_message or "").startswith("cost limit reached ($0.0101 of $0.01)")
+
+
+async def test_under_the_limit_the_hooks_cost_is_in_the_total(tmp_path: Path) -> None:
+    ok = {"ok": True, "reason": "fine"}
+    built = agent(tmp_path, pre_tool("prompt"), walk(), named("judge-1", ok, ok))
+    result = await built.with_(CostLimit(1.0, prices=PRICES)).build().run("look around")
+    assert result.status == "completed" and len(result.tool_calls) == 2
+    assert result.state.metadata[COST_USD.name] == pytest.approx(2 * 0.0101 + 3 * 0.00001)
+    assert result.state.metadata[COST_HOOK_CALLS.name] == 2
+
+
+async def test_an_unpriced_hook_model_is_told_as_an_unpriced_agent_model_is(
+    tmp_path: Path,
+) -> None:
+    ok = {"ok": True, "reason": "fine"}
+    priced_agent = {"agent-1": PRICES["agent-1"]}
+    built = agent(tmp_path, pre_tool("prompt"), walk(), named("mystery-judge", ok, ok))
+    hook = await built.with_(CostLimit(1.0, prices=priced_agent)).build().run("go")
+    unpriced = agent(tmp_path, {}, walk("mystery-judge"), named("judge-1"))
+    own = await unpriced.with_(CostLimit(1.0)).build().run("go")
+    assert (hook.status, hook.stop_reason) == (own.status, own.stop_reason) == ("stopped", "guard")
+    assert (hook.stop_message or "").split(" (hook")[0] == (own.stop_message or "").split(" (hook")[
+        0
+    ]
+    assert "no price for model 'mystery-judge'" in (hook.stop_message or "")
+    assert len(hook.tool_calls) == 1  # its call ran; the run ended before another step
+
+
+async def test_ignore_counts_an_unpriced_hook_model_as_free(tmp_path: Path) -> None:
+    ok = {"ok": True, "reason": "fine"}
+    built = agent(tmp_path, pre_tool("prompt"), walk(), named("mystery-judge", ok, ok))
+    limit = CostLimit(1.0, prices=PRICES, unknown="ignore")
+    result = await built.with_(limit).build().run("go")
+    assert result.status == "completed"
+    assert result.state.metadata[COST_USD.name] == pytest.approx(3 * 0.00001)

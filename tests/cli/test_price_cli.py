@@ -102,3 +102,33 @@ def test_a_run_that_answers_on_the_step_that_crosses_the_cost_limit_completes(
     code, out, stderr = run(tmp_path, "--price", "acme-1=20/100")  # $0.30 a turn
     assert code == 0, stderr
     assert (out["status"], out["output"], out["steps"]) == ("completed", "all done", 2)
+
+
+def judged(tmp_path: Path) -> None:
+    """A prompt hook judging the prompt on model `judge-1`, its answer 11,000 tokens."""
+    script(tmp_path)
+    spent = {"input_tokens": 10_000, "output_tokens": 1_000}
+    answer = {"text": json.dumps({"ok": True}), "usage": spent, "model": "judge-1"}
+    (tmp_path / "judge.json").write_text(json.dumps([answer] * 3))
+    handler = {"type": "prompt", "prompt": "Allow it? $ARGUMENTS", "model": "scripted:judge.json"}
+    hooks = {"UserPromptSubmit": [{"hooks": [handler]}]}
+    (tmp_path / "settings.json").write_text(json.dumps({"hooks": hooks}))
+
+
+def test_price_flags_price_a_prompt_hooks_model_calls(tmp_path: Path) -> None:
+    judged(tmp_path)
+    # a turn: $0.30; the judgement at $10 in and $110 out per million: $0.21; $0.51 at step 1
+    prices = ("--price", "acme-1=20/100", "--price", "judge-1=10/110")
+    code, out, stderr = run(tmp_path, "--settings", "settings.json", *prices)
+    assert code == 0, stderr
+    assert (out["status"], out["stop_reason"], out["steps"]) == ("stopped", "cost_limit", 1)
+    assert str(out["stop_message"]).startswith("cost limit reached ($0.5100 of $0.50)")
+
+
+def test_an_unpriced_hook_model_is_told_to_use_the_price_option(tmp_path: Path) -> None:
+    judged(tmp_path)
+    code, out, stderr = run(tmp_path, "--settings", "settings.json", "--price", "acme-1=1/1")
+    assert code == 0, stderr
+    assert (out["status"], out["stop_reason"]) == ("stopped", "guard")
+    message = str(out["stop_message"])
+    assert "no price for model 'judge-1'" in message and "--price judge-1=IN/OUT" in message

@@ -216,6 +216,9 @@ def test_cost_limit_is_a_capability_a_meter_and_a_limit_checked_last() -> None:
     hooks = list(limit.hooks())
     assert [(x.id, x.point, x.tier, x.kind, x.always) for x in hooks] == [
         ("limits:cost_meter", h.AFTER_INFERENCE, "policy", "guard", False),
+        ("limits:cost_meter", h.SHOULD_CONTINUE, "policy", "guard", False),  # hooks' calls
+        ("limits:cost_meter", h.STOP, "policy", "guard", False),
+        ("limits:cost_meter", h.EXECUTION_END, "policy", "guard", False),
         ("limits:cost_limit", h.SHOULD_CONTINUE, "audit", "guard", True),
         ("limits:cost_limit", h.STOP, "audit", "guard", True),
     ]

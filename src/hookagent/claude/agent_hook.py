@@ -19,6 +19,8 @@ from typing import Any, Final
 from hookagent.claude.model import HandlerSpec, HandlerVerdict
 from hookagent.claude.output import FailurePolicy
 from hookagent.claude.prompt_hook import Spend, failed, question, read_answer
+from hookagent.hooks.events import InferenceResultEvent
+from hookagent.hooks.points import AFTER_INFERENCE
 from hookagent.models.base import Model
 
 __all__ = ["MAX_STEPS", "ask_agent"]
@@ -52,14 +54,22 @@ async def ask_agent(
 
     if model is None:
         return failed(spec, "no model to ask: set ClaudeHookOptions.prompt_model", failure_default)
-    agent = (
+    builder = (
         AgentBuilder()
         .model(model)
         .system_prompt(_SYSTEM)
         .with_(FileTools(project_dir, read_only=True))
         .limits(max_steps=MAX_STEPS)
-        .build()
     )
+    if spend is not None:  # each reply as it comes, priced by the model that gave it
+        billed = model.name
+
+        def meter(event: InferenceResultEvent) -> None:
+            response = event.response
+            spend(response.usage, model=response.model_name or billed)
+
+        builder = builder.on(AFTER_INFERENCE, meter, name="parent_usage", kind="observer")
+    agent = builder.build()
     try:
         async with asyncio.timeout(timeout):
             result = await agent.run(question(spec, payload))
@@ -67,8 +77,6 @@ async def ask_agent(
         return failed(spec, f"timed out after {timeout:g} s", failure_default)
     except Exception as exc:  # the subagent's failure is the hook's, not the run's
         return failed(spec, f"agent hook failed: {exc}", failure_default)
-    if spend is not None:
-        spend(result.usage)
     if result.status != "completed" or not result.output:
         error = f"agent hook ended without an answer ({result.stop_reason})"
         return failed(spec, error, failure_default)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Protocol, final
 
 from hookagent.claude.model import Decision, HandlerSpec, HandlerVerdict
 from hookagent.claude.output import FailurePolicy, apply_failure
@@ -27,8 +27,13 @@ from hookagent.messages import AssistantMessage, Message, UserMessage
 from hookagent.models.base import Model, ModelRequest, OutputSpec
 from hookagent.usage import Usage
 
-Spend = Callable[[Usage], object]
-"""Where a hook's model calls are counted: the run's usage (`RunView.spend`)."""
+
+class Spend(Protocol):
+    """Where a hook's model calls are counted: the run's usage and cost (`RunView.spend`,
+    `model` being the name the reply gives, which a cost limit prices)."""
+
+    def __call__(self, usage: Usage, *, model: str | None = None) -> object: ...
+
 
 __all__ = ["MODEL_ALIASES", "PromptModels", "Spend", "ask", "failed", "question", "read_answer"]
 
@@ -147,7 +152,7 @@ async def ask(
     except Exception as exc:  # a provider's error is the hook's failure, not the run's
         return failed(spec, f"model {model.name} failed: {exc}", failure_default)
     if spend is not None:
-        spend(response.usage)
+        spend(response.usage, model=response.model_name or model.name)
     try:
         return read_answer(spec, response.message.content)
     except ValueError as exc:

@@ -52,6 +52,11 @@ class RunState:
     """Step records, built on read; a list of records given here is packed into a table."""
     decisions: list[Decision] = field(default_factory=list[Decision])
     usage: Usage = field(default_factory=Usage)
+    hook_spends: list[tuple[str | None, Usage]] = field(
+        default_factory=list[tuple[str | None, Usage]]
+    )
+    """Model calls hooks made for this run, in order: (the model that answered, usage). They
+    are in `usage` too; a cost meter prices them."""
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])
     output: str | None = None
     stop_reason: StopReason | None = None

@@ -144,10 +144,18 @@ class RunView:
     def usage(self) -> Usage:
         return self._state.usage
 
-    def spend(self, usage: Usage) -> None:
+    def spend(self, usage: Usage, *, model: str | None = None) -> None:
         """Count a model call a hook made for this run (a Claude Code prompt or agent
-        handler's) in the run's usage, which token limits and `RunResult.usage` read."""
-        self._state.usage = self._state.usage + usage
+        handler's) in the run's usage, which token limits and `RunResult.usage` read, and
+        in `hook_spends` under `model` (the name its reply gives), which a cost limit prices."""
+        state = self._state
+        state.usage = state.usage + usage
+        state.hook_spends.append((model, usage))
+
+    @property
+    def hook_spends(self) -> Sequence[tuple[str | None, Usage]]:
+        """The model calls hooks made for this run, in order: (model, usage)."""
+        return ListView(self._state.hook_spends)
 
     @property
     def metadata(self) -> Mapping[str, Any]:

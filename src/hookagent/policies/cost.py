@@ -11,6 +11,12 @@ A meter and a limit:
   `max_usd`: the step that crosses it still runs its tool calls, and a run that answers on
   that step is completed.
 
+Model calls hooks make for the run (Claude Code prompt and agent handlers, through
+`RunView.spend(usage, model=...)`) are priced with the same table: at the next
+after_inference, should_continue, stop or execution_end, whichever comes first
+(`COST_HOOK_CALLS` counts those already in the total), and the limit's check counts any not
+yet priced, so a judge's tokens can end the run at the should_continue after its call.
+
 The model name comes from the reply only: neither the request nor the run view says which
 model the run uses. Every built-in driver names it (OpenAI and Anthropic report the exact,
 often dated, model; scripted replies say `scripted` unless a turn sets `model`). A reply
@@ -29,19 +35,23 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, final
 
 from hookagent.errors import ConfigError
-from hookagent.hooks.events import ContinueEvent, InferenceResultEvent, StopEvent
+from hookagent.hooks.events import ContinueEvent, InferenceResultEvent, RunEvent, StopEvent
 from hookagent.hooks.hook import Hook, make_hook
-from hookagent.hooks.points import AFTER_INFERENCE
+from hookagent.hooks.points import AFTER_INFERENCE, EXECUTION_END, SHOULD_CONTINUE, STOP
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.metadata import MetadataKey
+from hookagent.kernel.view import RunView
 from hookagent.models.prices import PRICES, Price, cost, price_for
 from hookagent.policies.limits import Limit
 from hookagent.remedies import UNPRICED_MODEL, advice
+from hookagent.usage import Usage
 
-__all__ = ["COST_USD", "CostLimit"]
+__all__ = ["COST_HOOK_CALLS", "COST_USD", "CostLimit"]
 
 COST_USD: Final = MetadataKey[float]("cost_usd", default=0.0)
 """What the run's model calls have cost so far, in USD (kept up to date by `CostLimit`)."""
+COST_HOOK_CALLS: Final = MetadataKey[int]("cost_hook_calls", default=0)
+"""How many of the run's hook model calls (`RunView.hook_spends`) `COST_USD` includes."""
 
 """The stop reason; `StopReason` in hooks/result.py does not list it yet."""
 
@@ -97,15 +107,16 @@ class CostLimit(Limit):
         return CostLimit(max_usd, prices=self.prices, unknown=self.unknown, remedy=self.remedy)
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield make_hook(
-            AFTER_INFERENCE,
-            self.meter,
-            name="cost_meter",
-            source="limits",
-            tier="policy",
-            priority=100,
-            timeout=None,
-        )
+        meter: dict[str, Any] = {
+            "name": "cost_meter",
+            "source": "limits",
+            "tier": "policy",
+            "priority": 100,
+            "timeout": None,
+        }
+        yield make_hook(AFTER_INFERENCE, self.meter, **meter)
+        for point in (SHOULD_CONTINUE, STOP, EXECUTION_END):
+            yield make_hook(point, self.meter_hooks, **meter)
         yield from self._hooks(self.check, "cost_limit")
 
     def price(self, model: str) -> Price | None:
@@ -117,29 +128,57 @@ class CostLimit(Limit):
             return found
 
     def meter(self, event: InferenceResultEvent) -> HookResult | None:
+        """Add the reply's cost (and that of hook calls not yet priced) to the total."""
         response = event.response
-        usage = response.usage
-        if not (usage.input_tokens or usage.output_tokens or usage.cached_tokens):
-            return None
-        model = response.model_name
-        price = self.price(model) if model else None
-        if price is None:
-            if self.unknown == "ignore":
-                return None
-            return HookResult.stop(_unknown(model, self.remedy), stop_reason="guard")
-        spent = cost(usage, price)
-        if not spent:
-            return None
-        total = event.run.metadata.get(COST_USD.name, 0.0)
-        if isinstance(total, bool) or not isinstance(total, int | float):
-            return HookResult.stop(
-                f"run metadata {COST_USD.name!r} holds {total!r:.80}, not a number of dollars",
-                stop_reason="guard",
-            )
-        return COST_USD.set(total + spent)
+        return self._add(event.run, ((response.model_name, response.usage),))
+
+    def meter_hooks(self, event: ContinueEvent | StopEvent | RunEvent) -> HookResult | None:
+        """Add the cost of hook calls not yet priced to the total."""
+        return self._add(event.run, ())
+
+    def _add(
+        self, run: RunView, replies: tuple[tuple[str | None, Usage], ...]
+    ) -> HookResult | None:
+        calls = run.hook_spends
+        priced = run.metadata.get(COST_HOOK_CALLS.name, 0)
+        spent = 0.0
+        for model, usage in (*calls[priced:], *replies):
+            if not (usage.input_tokens or usage.output_tokens or usage.cached_tokens):
+                continue
+            price = self.price(model) if model else None
+            if price is None:
+                if self.unknown == "ignore":
+                    continue
+                return HookResult.stop(_unknown(model, self.remedy), stop_reason="guard")
+            spent += cost(usage, price)
+        changes: dict[str, Any] = {}
+        if len(calls) != priced:
+            changes[COST_HOOK_CALLS.name] = len(calls)
+        if spent:
+            total = run.metadata.get(COST_USD.name, 0.0)
+            if isinstance(total, bool) or not isinstance(total, int | float):
+                return HookResult.stop(
+                    f"run metadata {COST_USD.name!r} holds {total!r:.80}, not a number of dollars",
+                    stop_reason="guard",
+                )
+            changes[COST_USD.name] = total + spent
+        return HookResult.modify(metadata=changes) if changes else None
+
+    def _unpriced(self, run: RunView) -> float:
+        """The cost of hook calls the meter has not added yet (this fold's, which runs the
+        meter first but applies its change after the check)."""
+        calls = run.hook_spends
+        spent = 0.0
+        for model, usage in calls[run.metadata.get(COST_HOOK_CALLS.name, 0) :]:
+            price = self.price(model) if model else None
+            if price is not None:
+                spent += cost(usage, price)
+        return spent
 
     def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         total = event.run.metadata.get(COST_USD.name, 0.0)
+        if isinstance(total, int | float) and not isinstance(total, bool):
+            total += self._unpriced(event.run)
         if isinstance(total, int | float) and total >= self.max_usd:
             return HookResult.stop(
                 f"cost limit reached (${total:.4f} of ${_usd(self.max_usd)})",
