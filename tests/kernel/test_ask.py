@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import hookagent as h
+from hookagent.store import MemoryStore
 from hookagent.testing import reply, tool_call
 
 from .helpers import builder
@@ -145,3 +146,12 @@ async def test_a_permission_hook_stop_keeps_its_stop_reason() -> None:
     result = await b.build().run("go", approver=lambda q: True)
     assert (result.status, result.stop_reason) == ("completed", "completed")
     assert "nothing left to do" in (result.stop_message or "") and model.remaining == 1
+
+
+async def test_a_permission_hook_stop_ends_a_run_kept_in_a_store() -> None:
+    b, _ = builder(tool_call("echo", text="hi"), reply("unreached"))
+    b.on(h.BEFORE_TOOL, ask_for_echo)
+    b.on(h.PERMISSION_REQUEST, lambda e: h.HookResult.stop("policy breach"), name="halt")
+    result = await b.store(MemoryStore()).build().run("go", session="s")
+    assert (result.status, result.stop_reason) == ("stopped", "hook_stop")
+    assert result.stop_message == "policy breach (hook user:halt at before_tool)"
