@@ -7,13 +7,13 @@ a segment, every effect is journaled under a key that the same code reaches agai
 order: each fold's outcome, each model reply (or failure), each tool result, each answer.
 
 A resumed run loads the state at its last checkpoint and runs that segment again; each effect
-found in the journal is taken from it instead of being redone, so no hook, model call or tool
-that already ran runs twice. Journal entries are buffered and written at **barriers**: before a
-tool starts (its `started` state must be durable before the side effect), after it ends, when
-the run pauses, and when it ends. A checkpoint is not a barrier of its own: it is written by
-the next one, in the same transaction. Until then a resumed run starts from the checkpoint
-before, whose segment's journal is complete, so it replays one segment more and repeats
-nothing: one write per tool call and turn is saved, a third of a durable step's cost.
+found in the journal is taken from it instead of being redone. Journal entries are buffered
+and written at **barriers**: before a tool starts (its `started` state must be durable before
+the side effect), after it ends, when the run pauses, and when it ends. A checkpoint is not a
+barrier of its own: it is written by the next one, in the same transaction, which saves one
+write per turn, a third of a durable step's cost. So what ran after the last barrier (the
+folds and the model call since, never a tool) runs again after a crash; a tool that started
+is in doubt, never run twice.
 
 Every barrier is fenced: its flush names the worker and the lease epoch it claimed, and the
 store refuses it once the run was claimed again (`LeaseLost`). A barrier that goes through
