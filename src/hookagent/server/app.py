@@ -11,16 +11,20 @@ from hookagent.server import problems
 from hookagent.server.limits import BodyLimit
 from hookagent.server.routes_inbox import router as inbox_router
 from hookagent.server.routes_runs import router as runs_router
+from hookagent.server.streams import router as streams_router
 from hookagent.store.base import Store
 
-__all__ = ["MAX_BODY", "create_app"]
+__all__ = ["MAX_BODY", "POLL", "create_app"]
 
 MAX_BODY: Final = 64 * 1024
 """Bytes a request body may have: an answer is a few hundred."""
+POLL: Final = 0.5
+"""Seconds between a live stream's reads of the store."""
 
 
-def create_app(store: Store, *, max_body: int = MAX_BODY) -> FastAPI:
-    """The API over `store`, which the caller opens before serving and closes after."""
+def create_app(store: Store, *, max_body: int = MAX_BODY, poll: float = POLL) -> FastAPI:
+    """The API over `store`, which the caller opens before serving and closes after; live
+    streams read it every `poll` seconds."""
     from importlib.metadata import version
 
     app = FastAPI(
@@ -33,6 +37,7 @@ def create_app(store: Store, *, max_body: int = MAX_BODY) -> FastAPI:
         redoc_url=None,
     )
     app.state.store = store
+    app.state.poll = poll
     problems.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
 
@@ -42,4 +47,5 @@ def create_app(store: Store, *, max_body: int = MAX_BODY) -> FastAPI:
 
     app.include_router(runs_router)
     app.include_router(inbox_router)
+    app.include_router(streams_router)
     return app

@@ -14,9 +14,10 @@ from hookagent.server.auth import Approver, Viewer, store_of
 from hookagent.server.problems import Problem
 from hookagent.server.schemas import PROBLEMS, Answered, Page, QuestionOut, problem
 from hookagent.server.views import Limit, Offset, page, question_json
+from hookagent.store.base import Store
 from hookagent.store.records import SessionRecord
 
-__all__ = ["AnswerBody", "router"]
+__all__ = ["AnswerBody", "pending", "router"]
 
 router = APIRouter(responses=PROBLEMS)
 
@@ -58,7 +59,13 @@ class AnswerBody(BaseModel):
 async def inbox(
     request: Request, _: Viewer, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:
-    store = store_of(request)
+    items, read = await pending(store_of(request), limit, offset)
+    return page(items, limit, offset, read=read)
+
+
+async def pending(store: Store, limit: int, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """The questions runs wait on now, as the inbox shows them, and how many the store read
+    for them (a question whose run went past it is left out)."""
     found = await store.open_questions(limit=limit, offset=offset)
     sessions: dict[str, SessionRecord | None] = {}
     items = []
@@ -68,7 +75,7 @@ async def inbox(
         if question.session_id not in sessions:
             sessions[question.session_id] = await store.session(question.session_id)
         items.append(question_json(question, sessions[question.session_id]))
-    return page(items, limit, offset, read=len(found))
+    return items, len(found)
 
 
 @router.get(
