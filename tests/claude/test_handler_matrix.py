@@ -1,0 +1,358 @@
+"""Every handler type at every event hookagent fires, in real runs.
+
+Where Claude Code runs a type at an event, a handler of that type loaded from a settings file
+runs when a real run fires the event, and leaves an effect the test can see: a command hook's
+stdin in a file, an http hook's POST at a local server, a prompt or agent hook's model asked
+with the event JSON, an mcp_tool hook's `tools/call` at the real SDK test server. Where Claude
+Code does not, loading is a `ConfigError` naming file, JSON path and reason. Each type's failure
+is a non-blocking error vote, and fails closed with `on_failure_default="block"`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shlex
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hookagent as h
+from hookagent.capabilities.approvals import Approvals, Rule
+from hookagent.capabilities.planning import TaskPlanning
+from hookagent.capabilities.subagents import AgentRegistry, AgentSpec, Subagents
+from hookagent.claude.events import FIRED
+from hookagent.claude.model import PROMPT_EVENTS, RUN_TYPES
+from hookagent.claude.options import ClaudeHookOptions
+from hookagent.capabilities.mcp import StdioServer
+from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
+
+from .hookscripts import RECORD_STDIN, script, settings
+
+SERVER = str(Path(__file__).parents[1] / "capabilities" / "mcp_server.py")
+TYPES = ("command", "http", "prompt", "agent", "mcp_tool")
+EVENT_NAME = re.compile(r'"hook_event_name":\s*"(\w+)"')
+NO_HTTP = frozenset({"SessionStart", "Setup"})
+
+
+def allowed(event: str, kind: str) -> bool:
+    """Which types Claude Code runs at which event (hooks reference, "Hook handler types")."""
+    if kind == "http":
+        return event not in NO_HTTP
+    if kind in ("prompt", "agent"):
+        return event in PROMPT_EVENTS
+    return True
+
+
+# -- the tools and models the recipes use ------------------------------------------------------
+
+
+@h.tool
+def Bash(command: str) -> str:
+    """Pretend to run a shell command."""
+    if command == "explode":
+        raise h.ToolError("the command failed")
+    return f"ran: {command}"
+
+
+def bash_then_done(command: str = "ls") -> h.Model:
+    return ScriptedModel([tool_call("Bash", command=command), reply("done")])
+
+
+def todos(*items: tuple[str, str]) -> h.ModelResponse:
+    listed = [{"content": c, "status": s, "activeForm": f"Doing: {c}"} for c, s in items]
+    return tool_call("TodoWrite", todos=listed)
+
+
+def delegating(request: h.ModelRequest) -> Any:
+    """The parent starts a checker subagent, which answers at once."""
+    if request.system_prompt == "You check.":
+        return "checked"
+    if not any(m.role == "assistant" for m in request.messages):
+        args = {"description": "check", "prompt": "check x", "subagent_type": "checker"}
+        return {"tool_calls": [{"name": "Agent", "args": args, "id": "p1"}]}
+    return "all done"
+
+
+def failing_model(_: h.ModelRequest) -> Any:
+    raise h.ModelError("the provider said no", provider="test", model="m", status=401)
+
+
+def approvals(tmp_path: Path, rule: Rule) -> Approvals:
+    return Approvals([rule], project_dir=tmp_path, settings=False, save_to=None)
+
+
+# -- how each event fires: one recipe per event --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recipe:
+    model: Callable[[], h.Model]
+    capabilities: Callable[[Path], tuple[Any, ...]] = lambda _: ()
+    options: dict[str, Any] = field(default_factory=dict)
+    approver: Callable[[Any], h.Answer] | None = None
+
+
+ONE_CALL = Recipe(bash_then_done)
+RECIPES: dict[str, Recipe] = {
+    "PreToolUse": ONE_CALL,
+    "PostToolUse": ONE_CALL,
+    "PostToolUseFailure": Recipe(lambda: bash_then_done("explode")),
+    "PermissionRequest": Recipe(
+        bash_then_done,
+        lambda tmp: (approvals(tmp, Rule("Bash(ls:*)", "ask")),),
+        approver=lambda _: h.Answer.allow(),
+    ),
+    "PermissionDenied": Recipe(
+        bash_then_done, lambda tmp: (approvals(tmp, Rule("Bash(ls:*)", "deny")),)
+    ),
+    "UserPromptSubmit": ONE_CALL,
+    "Stop": ONE_CALL,
+    "SubagentStart": Recipe(
+        lambda: FunctionModel(delegating),
+        lambda _: (
+            Subagents(
+                AgentRegistry(
+                    [AgentSpec(name="checker", description="Checks.", system_prompt="You check.")]
+                )
+            ),
+        ),
+    ),
+    "SessionStart": ONE_CALL,
+    "SessionEnd": ONE_CALL,
+    "PostToolBatch": ONE_CALL,
+    "StopFailure": Recipe(lambda: FunctionModel(failing_model)),
+    "TaskCreated": Recipe(
+        lambda: ScriptedModel(
+            [
+                todos(("Write tests", "in_progress")),
+                todos(("Write tests", "completed")),
+                reply("ok"),
+            ]
+        ),
+        lambda _: (TaskPlanning(nudge=False),),
+    ),
+    "Setup": Recipe(bash_then_done, options={"setup": "init"}),
+}
+RECIPES["SubagentStop"] = RECIPES["SubagentStart"]
+RECIPES["TaskCompleted"] = RECIPES["TaskCreated"]
+
+NOT_DRIVEN = {
+    "PreCompact": "compaction is driven by the compaction capability's own harness",
+    "PostCompact": "compaction is driven by the compaction capability's own harness",
+    "Notification": "fired by surfaces (approval prompts, idle) not driven by a single run here",
+    "InstructionsLoaded": "needs a --claude-project folder; covered by tests/claude_project",
+    "UserPromptExpansion": "needs a slash command of a Claude project; see tests/claude_project",
+    "Elicitation": "needs an eliciting MCP tool called by the model with an approver answer",
+    "ElicitationResult": "needs an eliciting MCP tool called by the model with an approver answer",
+}
+"""Events this matrix does not drive yet; their own tests fire them one type at a time."""
+
+
+# -- what each handler type leaves behind --------------------------------------------------------
+
+
+@dataclass
+class Seen:
+    """Everything handlers of every type reached, by event."""
+
+    http: list[dict[str, Any]] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+    record: Path = Path()
+    mcp_log: Path = Path()
+
+    def events(self, kind: str) -> list[str]:
+        if kind == "command":
+            lines = self.record.read_text().splitlines() if self.record.exists() else []
+            return [json.loads(line)["hook_event_name"] for line in lines if line]
+        if kind == "http":
+            return [body["hook_event_name"] for body in self.http]
+        if kind in ("prompt", "agent"):
+            return [m for text in self.asked for m in EVENT_NAME.findall(text)]
+        log = self.mcp_log.read_text() if self.mcp_log.exists() else ""
+        calls = [json.loads(line) for line in log.splitlines() if '"tools/call"' in line]
+        return [c["params"]["arguments"]["text"].removeprefix("mcp-saw ") for c in calls]
+
+
+@dataclass
+class Http:
+    url: str
+    bodies: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def http_server() -> Iterator[Http]:
+    """One loopback server for the module: /ok answers 200 empty, /fail answers 500."""
+    state = Http("", [])
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # the name http.server calls
+            body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+            state.bodies.append(json.loads(body))
+            self.send_response(500 if self.path == "/fail" else 200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture
+def seen(tmp_path: Path, http_server: Http, monkeypatch: pytest.MonkeyPatch) -> Iterator[Seen]:
+    record = tmp_path / "stdin.jsonl"
+    monkeypatch.setenv("RECORD_TO", str(record))
+    monkeypatch.delenv("CLAUDE_ENV_FILE", raising=False)
+    http_server.bodies.clear()
+    yield Seen(http=http_server.bodies, record=record, mcp_log=tmp_path / "mcp.log")
+
+
+def handler(kind: str, tmp_path: Path, url: str, *, fail: bool = False) -> dict[str, Any]:
+    """A handler of `kind` that leaves its effect, or (`fail`) fails as that type can."""
+    if kind == "command":
+        body = "sys.exit(1)\n" if fail else RECORD_STDIN
+        return {"type": "command", "command": script(tmp_path, "hook", body)}
+    if kind == "http":
+        return {"type": "http", "url": f"{url}/{'fail' if fail else 'ok'}"}
+    if kind == "prompt":
+        return {"type": "prompt", "prompt": "fail" if fail else "Judge: $ARGUMENTS"}
+    if kind == "agent":
+        entry = {"type": "agent", "prompt": "Check: $ARGUMENTS"}
+        return {**entry, "prompt": "slow", "timeout": 0.3} if fail else entry
+    if fail:
+        return {"type": "mcp_tool", "server": "probe", "tool": "fail", "input": {"message": "x"}}
+    text = "mcp-saw ${hook_event_name}"
+    return {"type": "mcp_tool", "server": "probe", "tool": "echo", "input": {"text": text}}
+
+
+def judge(asked: list[str]) -> FunctionModel:
+    """The prompt and agent hooks' model: records what it is asked; fails when told to."""
+
+    def answer(request: h.ModelRequest) -> Any:
+        text = "\n".join(str(getattr(m, "content", "")) for m in request.messages)
+        asked.append(text)
+        if text.startswith("fail"):
+            raise RuntimeError("judge unavailable")
+        if text.startswith("slow"):
+            return asyncio.sleep(5, "{}")
+        return json.dumps({"ok": True})
+
+    return FunctionModel(answer, name="judge")
+
+
+def build(
+    tmp_path: Path,
+    event: str,
+    entry: dict[str, Any],
+    recipe: Recipe,
+    seen: Seen,
+    **options: Any,
+) -> h.Agent:
+    file = settings(tmp_path, {event: [{"hooks": [entry]}]})
+    tee = f"tee -a {shlex.quote(str(seen.mcp_log))} | {shlex.quote(sys.executable)} {SERVER}"
+    opts = ClaudeHookOptions(
+        project_dir=str(tmp_path),
+        prompt_model=judge(seen.asked),
+        mcp_servers={"probe": StdioServer(command="sh", args=["-c", tee])},
+        **{**recipe.options, **options},
+    )
+    builder = h.AgentBuilder().model(recipe.model()).tools(Bash)
+    for capability in recipe.capabilities(tmp_path):
+        builder = builder.with_(capability)
+    return builder.with_settings(file, project_dir=tmp_path, options=opts).build()
+
+
+# -- the matrix ---------------------------------------------------------------------------------
+
+
+def cells(want_allowed: bool) -> list[Any]:
+    params = []
+    for event in FIRED:
+        for kind in TYPES:
+            if allowed(event, kind) != want_allowed:
+                continue
+            marks = []
+            if want_allowed and event in NOT_DRIVEN:
+                marks = [pytest.mark.skip(reason=f"{event} not driven here: {NOT_DRIVEN[event]}")]
+            params.append(pytest.param(event, kind, id=f"{event}-{kind}", marks=marks))
+    return params
+
+
+def test_the_matrix_covers_every_fired_event_and_type() -> None:
+    assert set(TYPES) == RUN_TYPES
+    assert set(RECIPES) | set(NOT_DRIVEN) == set(FIRED)
+
+
+@pytest.mark.parametrize(("event", "kind"), cells(want_allowed=True))
+async def test_an_allowed_handler_runs_when_its_event_fires(
+    tmp_path: Path, http_server: Http, seen: Seen, event: str, kind: str
+) -> None:
+    recipe = RECIPES[event]
+    agent = build(tmp_path, event, handler(kind, tmp_path, http_server.url), recipe, seen)
+    await agent.run("go", approver=recipe.approver)
+    assert event in seen.events(kind)
+
+
+@pytest.mark.parametrize(("event", "kind"), cells(want_allowed=False))
+def test_a_type_claude_code_does_not_run_at_an_event_is_refused(
+    tmp_path: Path, http_server: Http, seen: Seen, event: str, kind: str
+) -> None:
+    entry = handler(kind, tmp_path, http_server.url)
+    file = settings(tmp_path, {event: [{"hooks": [entry]}]})
+    with pytest.raises(h.ConfigError) as caught:
+        h.AgentBuilder().model(bash_then_done()).tools(Bash).with_settings(
+            file, project_dir=tmp_path
+        )
+    key = f"hooks.{event}[0].hooks[0].type"
+    assert (caught.value.file, caught.value.key, caught.value.value) == (str(file), key, kind)
+    assert f'Claude Code does not run "{kind}" handlers on {event}' in str(caught.value)
+
+
+# -- failure modes ------------------------------------------------------------------------------
+
+FAILING_AT = {"PreToolUse": h.BEFORE_TOOL, "PostToolUse": h.AFTER_TOOL}
+
+
+@pytest.mark.parametrize("kind", TYPES)
+@pytest.mark.parametrize("event", FAILING_AT)
+async def test_a_failing_handler_is_a_non_blocking_error_with_a_vote(
+    tmp_path: Path, http_server: Http, seen: Seen, event: str, kind: str
+) -> None:
+    entry = handler(kind, tmp_path, http_server.url, fail=True)
+    result = await build(tmp_path, event, entry, ONE_CALL, seen).run("go")
+    [call] = result.tool_calls
+    assert call.result.content == "ran: ls" and not call.blocked
+    assert result.status == "completed" and result.output == "done"
+    votes = [v for d in result.decisions.at(FAILING_AT[event]) for v in d.votes]
+    assert [v.error is not None for v in votes] == [True], votes
+
+
+@pytest.mark.parametrize("kind", TYPES)
+@pytest.mark.parametrize("event", FAILING_AT)
+async def test_a_failing_handler_fails_closed_when_the_run_says_so(
+    tmp_path: Path, http_server: Http, seen: Seen, event: str, kind: str
+) -> None:
+    entry = handler(kind, tmp_path, http_server.url, fail=True)
+    agent = build(tmp_path, event, entry, ONE_CALL, seen, on_failure_default="block")
+    result = await agent.run("go")
+    [vote] = [v for d in result.decisions.at(FAILING_AT[event]) for v in d.votes]
+    assert vote.error is not None and vote.decision != "proceed"
+    if event == "PreToolUse":
+        assert result.tool_calls[0].blocked
