@@ -3,6 +3,7 @@ problem, request bodies bounded; its OpenAPI schema at `/openapi.json`."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Final
 
 from fastapi import FastAPI
@@ -10,6 +11,7 @@ from fastapi import FastAPI
 from hookagent.server import problems
 from hookagent.server.limits import BodyLimit
 from hookagent.server.routes_inbox import router as inbox_router
+from hookagent.server.routes_pages import router as pages_router
 from hookagent.server.routes_runs import router as runs_router
 from hookagent.server.streams import router as streams_router
 from hookagent.store.base import Store
@@ -38,6 +40,7 @@ def create_app(store: Store, *, max_body: int = MAX_BODY, poll: float = POLL) ->
     )
     app.state.store = store
     app.state.poll = poll
+    app.state.session_key = secrets.token_bytes(32)  # a restart signs browsers out
     problems.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
 
@@ -48,4 +51,5 @@ def create_app(store: Store, *, max_body: int = MAX_BODY, poll: float = POLL) ->
     app.include_router(runs_router)
     app.include_router(inbox_router)
     app.include_router(streams_router)
+    app.include_router(pages_router)
     return app

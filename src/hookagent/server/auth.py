@@ -1,6 +1,10 @@
 """Who calls: a bearer token from the store, checked on every endpoint against the role the
 endpoint needs (`viewer` reads, `approver` answers, `admin` may do all).
 
+A browser signed in at /ui/login (`web_session`) may read with its cookie too, but only
+read: whatever changes something needs the bearer token, or a page's form with its CSRF
+token.
+
 There is no anonymous access, on a loopback address either: any local user, and any web
 page through the browser of one, can reach a loopback port.
 """
@@ -13,6 +17,7 @@ from typing import Annotated, Final
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from hookagent.server import web_session
 from hookagent.server.problems import Problem
 from hookagent.store import tokens
 from hookagent.store.base import Store
@@ -37,6 +42,10 @@ def require(needed: TokenRole) -> Callable[..., Awaitable[TokenRecord]]:
         request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Security(_BEARER)],
     ) -> TokenRecord:
+        if credentials is None and needed == "viewer" and request.method == "GET":
+            signed_in = await web_session.read(request)  # a page's EventSource sends no header
+            if signed_in is not None:
+                return signed_in.token
         if credentials is None or credentials.scheme.lower() != "bearer":
             raise Problem(
                 401,
