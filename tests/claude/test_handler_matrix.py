@@ -26,12 +26,12 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.approvals import Approvals, Rule
+from hookagent.capabilities.mcp import StdioServer
 from hookagent.capabilities.planning import TaskPlanning
 from hookagent.capabilities.subagents import AgentRegistry, AgentSpec, Subagents
 from hookagent.claude.events import FIRED
 from hookagent.claude.model import PROMPT_EVENTS, RUN_TYPES
 from hookagent.claude.options import ClaudeHookOptions
-from hookagent.capabilities.mcp import StdioServer
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 from .hookscripts import RECORD_STDIN, script, settings
@@ -328,6 +328,20 @@ def test_a_type_claude_code_does_not_run_at_an_event_is_refused(
 # -- failure modes ------------------------------------------------------------------------------
 
 FAILING_AT = {"PreToolUse": h.BEFORE_TOOL, "PostToolUse": h.AFTER_TOOL}
+"""A blocking event and one whose block can only tell the model (the call already ran)."""
+ERRORS = {
+    "command": "exit code 1",
+    "http": "HTTP hook answered 500",
+    "prompt": "judge unavailable",
+    "agent": "timed out after 0.3 s",
+    "mcp_tool": "MCP tool probe/fail returned an error",
+}
+"""How each type's failure reads in its vote."""
+
+
+def only_vote(result: h.RunResult[Any], event: str) -> h.Vote:
+    [vote] = [v for d in result.decisions.at(FAILING_AT[event]) for v in d.votes]
+    return vote
 
 
 @pytest.mark.parametrize("kind", TYPES)
@@ -340,19 +354,28 @@ async def test_a_failing_handler_is_a_non_blocking_error_with_a_vote(
     [call] = result.tool_calls
     assert call.result.content == "ran: ls" and not call.blocked
     assert result.status == "completed" and result.output == "done"
-    votes = [v for d in result.decisions.at(FAILING_AT[event]) for v in d.votes]
-    assert [v.error is not None for v in votes] == [True], votes
+    vote = only_vote(result, event)
+    assert vote.decision == "proceed" and ERRORS[kind] in (vote.error or "")
+    assert f"settings.json:hooks.{event}[0].hooks[0]" in (vote.error or "")
 
 
+@pytest.mark.parametrize("where", ["run", "handler"])
 @pytest.mark.parametrize("kind", TYPES)
 @pytest.mark.parametrize("event", FAILING_AT)
-async def test_a_failing_handler_fails_closed_when_the_run_says_so(
-    tmp_path: Path, http_server: Http, seen: Seen, event: str, kind: str
+async def test_a_failing_handler_fails_closed_when_told_to(
+    tmp_path: Path, http_server: Http, seen: Seen, event: str, kind: str, where: str
 ) -> None:
     entry = handler(kind, tmp_path, http_server.url, fail=True)
-    agent = build(tmp_path, event, entry, ONE_CALL, seen, on_failure_default="block")
-    result = await agent.run("go")
-    [vote] = [v for d in result.decisions.at(FAILING_AT[event]) for v in d.votes]
-    assert vote.error is not None and vote.decision != "proceed"
+    options: dict[str, Any] = {"on_failure_default": "block"} if where == "run" else {}
+    if where == "handler":
+        entry["onFailure"] = "block"
+    result = await build(tmp_path, event, entry, ONE_CALL, seen, **options).run("go")
+    vote = only_vote(result, event)
+    assert ERRORS[kind] in (vote.error or "")
+    [call] = result.tool_calls
     if event == "PreToolUse":
-        assert result.tool_calls[0].blocked
+        assert vote.decision == "block" and call.blocked
+        assert ERRORS[kind] in call.result.content
+    else:  # the call ran: the failure goes back to the model, as a PostToolUse block does
+        assert vote.decision == "context" and call.result.content.startswith("ran: ls")
+        assert ERRORS[kind] in call.result.content
