@@ -82,6 +82,29 @@ def ready_line(server: subprocess.Popen[str], timeout: float = 30) -> Any:
     return json.loads(server.stdout.readline())
 
 
+def serve(cwd: Path) -> tuple[subprocess.Popen[str], str]:
+    """`hookagent serve` on a free loopback port, once it answers; and its URL."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hookagent", "serve", "--port", "0", "--json"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    url: str = ready_line(server)["url"]
+    assert url.startswith("http://127.0.0.1:")
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx2.get(f"{url}/health", timeout=10).status_code == 200:
+                return server, url
+        except httpx2.TransportError:
+            pass
+        assert time.monotonic() < deadline, "the server never became ready"
+        time.sleep(0.05)
+
+
 def test_an_approval_over_http_lets_a_worker_complete_the_run(tmp_path: Path) -> None:
     """`run --session` pauses; `serve` on a free loopback port shows the question and takes
     the approval; after Ctrl-C (exit 0), `worker --once` completes the run."""
@@ -89,27 +112,9 @@ def test_an_approval_over_http_lets_a_worker_complete_the_run(tmp_path: Path) ->
     (tmp_path / "turns.json").write_text(json.dumps(SCRIPT))
     paused = start(tmp_path, "ops")
     approver = tokens(tmp_path, "create", "--role", "approver", "--name", "oncall")["token"]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "hookagent", "serve", "--port", "0", "--json"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
+    server, url = serve(tmp_path)
     try:
-        url = ready_line(server)["url"]
-        assert url.startswith("http://127.0.0.1:")
         with httpx2.Client(base_url=url, timeout=10) as client:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if client.get("/health").status_code == 200:
-                        break
-                except httpx2.TransportError:
-                    pass
-                assert time.monotonic() < deadline, "the server never became ready"
-                time.sleep(0.05)
             assert client.get("/inbox").status_code == 401
             headers = {"Authorization": f"Bearer {approver}"}
             [item] = client.get("/inbox", headers=headers).json()["items"]
@@ -132,3 +137,37 @@ def test_an_approval_over_http_lets_a_worker_complete_the_run(tmp_path: Path) ->
     assert deployed(tmp_path) == ["deployed prod"]
     shown = json.loads(hookagent(tmp_path, "sessions", "show", "ops", "--json").stdout)
     assert any("api:oncall" in (d["answer"] or "") for d in shown["decisions"])
+
+
+def test_the_inbox_stream_shows_another_processs_question_and_ends_when_the_server_stops(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "plugin.py").write_text(PLUGIN)
+    (tmp_path / "turns.json").write_text(json.dumps(SCRIPT))
+    viewer = tokens(tmp_path, "create", "--role", "viewer")["token"]
+    server, url = serve(tmp_path)
+    lines = []
+    try:
+        headers = {"Authorization": f"Bearer {viewer}"}
+        with (
+            httpx2.Client(base_url=url, timeout=30) as client,
+            client.stream("GET", "/inbox/events", headers=headers) as stream,
+        ):
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            paused = start(tmp_path, "ops")  # another process pauses a run meanwhile
+            read = stream.iter_lines()
+            for line in read:
+                lines.append(line)
+                if line.startswith("data:"):
+                    break
+            server.send_signal(signal.SIGINT)
+            lines.extend(read)  # the server ends the stream as it stops
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, stderr = server.communicate(timeout=30)
+    assert "event: asked" in lines
+    [data] = [line for line in lines if line.startswith("data:")]
+    asked = json.loads(data.removeprefix("data:"))
+    assert asked["run_id"] == paused["run_id"] and asked["tool"] == "deploy"
+    assert server.returncode == 0, stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Final
 
+import anyio
 from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -36,6 +37,24 @@ _INBOX_WINDOW: Final = 500
 def _interval(request: Request) -> float:
     poll: float = request.app.state.poll
     return poll
+
+
+def _response(
+    follow: Callable[[anyio.Event], AsyncIterator[ServerSentEvent]], poll: float
+) -> EventSourceResponse:
+    """A stream of `follow`'s events; on shutdown `follow` sees its event set and ends the
+    stream itself, so the response completes."""
+    stopping = anyio.Event()
+    return EventSourceResponse(
+        follow(stopping), ping=_PING, shutdown_event=stopping, shutdown_grace_period=poll + 1
+    )
+
+
+async def _rest(stopping: anyio.Event, poll: float) -> bool:
+    """Wait `poll` seconds; True if the server stops meanwhile."""
+    with anyio.move_on_after(poll):
+        await stopping.wait()
+    return stopping.is_set()
 
 
 def _event(kind: str, data: Any, event_id: str | None = None) -> ServerSentEvent:
@@ -80,14 +99,13 @@ async def run_events(
     if await store.run(run_id) is None:
         raise Problem(404, f"no run {run_id!r}")
     start = _position(last_event_id)
-    return EventSourceResponse(_follow_run(store, run_id, start, _interval(request)), ping=_PING)
+    poll = _interval(request)
+    return _response(lambda stopping: _follow_run(store, run_id, start, poll, stopping), poll)
 
 
 async def _follow_run(
-    store: Store, run_id: str, start: tuple[int, int, float], poll: float
+    store: Store, run_id: str, start: tuple[int, int, float], poll: float, stopping: anyio.Event
 ) -> AsyncIterator[ServerSentEvent]:
-    import anyio
-
     steps, decisions, calls_at = start
     status: str | None = None
     while True:
@@ -115,7 +133,8 @@ async def _follow_run(
         if status in ENDED:
             yield _event("end", {"status": status})
             return
-        await anyio.sleep(poll)
+        if await _rest(stopping, poll):
+            return
 
 
 @router.get(
@@ -130,12 +149,13 @@ async def inbox_events(request: Request, _: Viewer) -> EventSourceResponse:
     each a question as `GET /inbox` shows it. A client that reconnects gets the waiting
     questions again: the stream has no history to resume."""
     store = store_of(request)
-    return EventSourceResponse(_follow_inbox(store, _interval(request)), ping=_PING)
+    poll = _interval(request)
+    return _response(lambda stopping: _follow_inbox(store, poll, stopping), poll)
 
 
-async def _follow_inbox(store: Store, poll: float) -> AsyncIterator[ServerSentEvent]:
-    import anyio
-
+async def _follow_inbox(
+    store: Store, poll: float, stopping: anyio.Event
+) -> AsyncIterator[ServerSentEvent]:
     shown: dict[str, dict[str, Any]] = {}
     expired: set[str] = set()
     count = 0
@@ -165,7 +185,8 @@ async def _follow_inbox(store: Store, poll: float) -> AsyncIterator[ServerSentEv
                 yield _event("answered", question_json(found, None) | _session(item), str(count))
             else:
                 yield _event("expired", {**item, "expired": True}, str(count))
-        await anyio.sleep(poll)
+        if await _rest(stopping, poll):
+            return
 
 
 def _session(item: dict[str, Any]) -> dict[str, Any]:
