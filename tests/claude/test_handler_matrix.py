@@ -17,6 +17,7 @@ import shlex
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,9 +27,10 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.approvals import Approvals, Rule
-from hookagent.capabilities.mcp import StdioServer
+from hookagent.capabilities.mcp import MCP, StdioServer
 from hookagent.capabilities.planning import TaskPlanning
 from hookagent.capabilities.subagents import AgentRegistry, AgentSpec, Subagents
+from hookagent.capabilities.summarization import Summarization
 from hookagent.claude.events import FIRED
 from hookagent.claude.model import PROMPT_EVENTS, RUN_TYPES
 from hookagent.claude.options import ClaudeHookOptions
@@ -89,6 +91,30 @@ def approvals(tmp_path: Path, rule: Rule) -> Approvals:
     return Approvals([rule], project_dir=tmp_path, settings=False, save_to=None)
 
 
+class HundredTokens:
+    """Every message counts 100 tokens, so a few steps cross the compaction threshold."""
+
+    def count(self, message: h.Message, /) -> int:
+        return 100
+
+
+def compacting(_: Path) -> tuple[Any, ...]:
+    summarizer = FunctionModel(lambda _: "the summary", name="summarizer")
+    return (
+        Summarization(
+            summarizer=summarizer,
+            max_message_tokens=300,
+            max_buffer_tokens=500,
+            counter=HundredTokens(),
+        ),
+    )
+
+
+def deploying() -> MCP:
+    """The SDK test server's `deploy` tool asks the user (elicitation) before it answers."""
+    return MCP({"ops": StdioServer(command=sys.executable, args=[SERVER])})
+
+
 # -- how each event fires: one recipe per event --------------------------------------------------
 
 
@@ -97,6 +123,8 @@ class Recipe:
     model: Callable[[], h.Model]
     capabilities: Callable[[Path], tuple[Any, ...]] = lambda _: ()
     options: dict[str, Any] = field(default_factory=dict)
+    opened: Callable[[], MCP] | None = None
+    """A capability connected for the run's length (MCP servers)."""
     approver: Callable[[Any], h.Answer] | None = None
 
 
@@ -108,7 +136,7 @@ RECIPES: dict[str, Recipe] = {
     "PermissionRequest": Recipe(
         bash_then_done,
         lambda tmp: (approvals(tmp, Rule("Bash(ls:*)", "ask")),),
-        approver=lambda _: h.Answer.allow(),
+        approver=lambda _: h.Answer.approve(),
     ),
     "PermissionDenied": Recipe(
         bash_then_done, lambda tmp: (approvals(tmp, Rule("Bash(ls:*)", "deny")),)
@@ -140,18 +168,25 @@ RECIPES: dict[str, Recipe] = {
         lambda _: (TaskPlanning(nudge=False),),
     ),
     "Setup": Recipe(bash_then_done, options={"setup": "init"}),
+    "PreCompact": Recipe(
+        lambda: ScriptedModel([*(tool_call("Bash", command="ls") for _ in range(8)), reply("ok")]),
+        compacting,
+    ),
+    "Elicitation": Recipe(
+        lambda: ScriptedModel([tool_call("mcp__ops__deploy"), reply("done")]),
+        opened=deploying,
+        approver=lambda _: h.Answer.approve(),
+    ),
 }
 RECIPES["SubagentStop"] = RECIPES["SubagentStart"]
 RECIPES["TaskCompleted"] = RECIPES["TaskCreated"]
+RECIPES["PostCompact"] = RECIPES["PreCompact"]
+RECIPES["ElicitationResult"] = RECIPES["Elicitation"]
+RECIPES["Notification"] = RECIPES["PermissionRequest"]  # the approver asks a human
 
 NOT_DRIVEN = {
-    "PreCompact": "compaction is driven by the compaction capability's own harness",
-    "PostCompact": "compaction is driven by the compaction capability's own harness",
-    "Notification": "fired by surfaces (approval prompts, idle) not driven by a single run here",
     "InstructionsLoaded": "needs a --claude-project folder; covered by tests/claude_project",
     "UserPromptExpansion": "needs a slash command of a Claude project; see tests/claude_project",
-    "Elicitation": "needs an eliciting MCP tool called by the model with an approver answer",
-    "ElicitationResult": "needs an eliciting MCP tool called by the model with an approver answer",
 }
 """Events this matrix does not drive yet; their own tests fire them one type at a time."""
 
@@ -263,6 +298,7 @@ def build(
     entry: dict[str, Any],
     recipe: Recipe,
     seen: Seen,
+    *extra: Any,
     **options: Any,
 ) -> h.Agent:
     file = settings(tmp_path, {event: [{"hooks": [entry]}]})
@@ -274,7 +310,7 @@ def build(
         **{**recipe.options, **options},
     )
     builder = h.AgentBuilder().model(recipe.model()).tools(Bash)
-    for capability in recipe.capabilities(tmp_path):
+    for capability in (*recipe.capabilities(tmp_path), *extra):
         builder = builder.with_(capability)
     return builder.with_settings(file, project_dir=tmp_path, options=opts).build()
 
@@ -305,8 +341,11 @@ async def test_an_allowed_handler_runs_when_its_event_fires(
     tmp_path: Path, http_server: Http, seen: Seen, event: str, kind: str
 ) -> None:
     recipe = RECIPES[event]
-    agent = build(tmp_path, event, handler(kind, tmp_path, http_server.url), recipe, seen)
-    await agent.run("go", approver=recipe.approver)
+    entry = handler(kind, tmp_path, http_server.url)
+    async with AsyncExitStack() as stack:
+        extra = [await stack.enter_async_context(recipe.opened())] if recipe.opened else []
+        agent = build(tmp_path, event, entry, recipe, seen, *extra)
+        await agent.run("go", approver=recipe.approver)
     assert event in seen.events(kind)
 
 
