@@ -19,14 +19,22 @@ async def sign_in(world: World, role: str = "approver") -> str:
     """Sign the client in with the token of `role`; the CSRF token of the inbox page."""
     secret = {"viewer": world.viewer, "approver": world.approver, "admin": world.admin}[role]
     response = await world.client.post(
-        "/ui/login", data={"token": secret["Authorization"].removeprefix("Bearer ")}
+        "/ui/login",
+        data={
+            "token": secret["Authorization"].removeprefix("Bearer "),
+            "csrf": csrf_of((await world.client.get("/ui/login")).text),
+        },
     )
     assert response.status_code == 303 and response.headers["location"] == "/ui"
-    cookie = response.headers["set-cookie"]
+    [cookie] = [c for c in response.headers.get_list("set-cookie") if "_session=" in c]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "hka_" not in cookie
     page = await world.client.get("/ui")
     assert page.status_code == 200
-    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    return csrf_of(page.text)
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
     assert found
     return found.group(1)
 
@@ -47,9 +55,23 @@ async def test_without_a_session_pages_lead_to_the_login_form(world: World) -> N
         'name="viewport"' in form.text
         and "script-src 'self'" in form.headers["content-security-policy"]
     )
-    wrong = await world.client.post("/ui/login", data={"token": "hka_nope"})
+    nonce = csrf_of(form.text)
+    wrong = await world.client.post("/ui/login", data={"token": "hka_nope", "csrf": nonce})
     assert wrong.status_code == 401 and "unknown or revoked" in wrong.text
-    assert "set-cookie" not in wrong.headers
+    assert all("_session=" not in c for c in wrong.headers.get_list("set-cookie"))
+
+
+async def test_the_login_form_needs_its_csrf_token(world: World) -> None:
+    """Another site cannot sign a browser in: its post carries no SameSite=Strict nonce."""
+    secret = world.approver["Authorization"].removeprefix("Bearer ")
+    blind = await world.client.post("/ui/login", data={"token": secret})
+    assert blind.status_code == 403 and "CSRF" in blind.json()["detail"]
+    nonce = csrf_of((await world.client.get("/ui/login")).text)
+    forged = await world.client.post("/ui/login", data={"token": secret, "csrf": nonce + "x"})
+    assert forged.status_code == 403 and "set-cookie" not in forged.headers
+    world.client.cookies.clear()
+    cookieless = await world.client.post("/ui/login", data={"token": secret, "csrf": nonce})
+    assert cookieless.status_code == 403
 
 
 async def test_the_inbox_page_shows_the_question_and_a_form_post_approves_it(

@@ -46,10 +46,11 @@ def _message(text: str | None) -> str:
     return f'<p class="message" role="alert">{_e(text)}</p>' if text else ""
 
 
-def login_page(message: str | None = None) -> str:
+def login_page(nonce: str, message: str | None = None) -> str:
     body = (
         f"{_message(message)}"
         '<form method="post" action="/ui/login" class="card">'
+        f'<input type="hidden" name="csrf" value="{_e(nonce)}">'
         '<label>Token <input type="password" name="token" autocomplete="off" required></label>'
         "<button>Sign in</button></form>"
         "<p>A token of <code>hookagent tokens create --role viewer|approver|admin</code>.</p>"

@@ -6,6 +6,7 @@ session's CSRF token, checked, and a wrong or missing one is a 403 problem."""
 from __future__ import annotations
 
 import hmac
+import secrets
 from importlib.resources import files
 from typing import Final
 from urllib.parse import parse_qs
@@ -73,16 +74,27 @@ async def root() -> RedirectResponse:
     return _to("/ui")
 
 
+def _login(request: Request, message: str | None = None, status: int = 200) -> HTMLResponse:
+    nonce = secrets.token_urlsafe(24)
+    response = _html(login_page(nonce, message), status)
+    web_session.login_nonce(request, response, nonce)
+    return response
+
+
 @router.get("/ui/login")
-async def login_form() -> HTMLResponse:
-    return _html(login_page())
+async def login_form(request: Request) -> HTMLResponse:
+    return _login(request)
 
 
 @router.post("/ui/login")
 async def login(request: Request) -> Response:
-    token = await tokens.verify(store_of(request), (await _form(request)).get("token", "").strip())
+    form = await _form(request)
+    nonce = request.cookies.get(web_session.LOGIN_COOKIE, "")
+    if not nonce or not hmac.compare_digest(form.get("csrf", ""), nonce):
+        raise Problem(403, "the login form's CSRF token is missing or wrong: reload /ui/login")
+    token = await tokens.verify(store_of(request), form.get("token", "").strip())
     if token is None:
-        return _html(login_page("That token is unknown or revoked."), 401)
+        return _login(request, "That token is unknown or revoked.", 401)
     response = _to("/ui")
     web_session.sign_in(request, response, token)
     return response

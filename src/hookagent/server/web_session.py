@@ -20,9 +20,12 @@ from fastapi import Request, Response
 from hookagent.store import tokens
 from hookagent.store.records import TokenRecord
 
-__all__ = ["COOKIE", "WebSession", "read", "sign_in", "sign_out"]
+__all__ = ["COOKIE", "LOGIN_COOKIE", "WebSession", "login_nonce", "read", "sign_in", "sign_out"]
 
 COOKIE: Final = "hookagent_session"
+LOGIN_COOKIE: Final = "hookagent_login"
+"""Before signing in: a nonce the login form posts back, so no other site can sign a
+browser in (its cross-site post carries no SameSite=Strict cookie)."""
 LIFETIME: Final = 12 * 3600
 """Seconds a sign-in lasts."""
 
@@ -49,6 +52,19 @@ def sign_in(request: Request, response: Response, token: TokenRecord) -> None:
         COOKIE,
         f"{body}.{_mac(_key(request), body)}",
         max_age=LIFETIME,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    response.delete_cookie(LOGIN_COOKIE, httponly=True, samesite="strict")
+
+
+def login_nonce(request: Request, response: Response, nonce: str) -> None:
+    """Keep the nonce the login form carries in its own cookie, for 10 minutes."""
+    response.set_cookie(
+        LOGIN_COOKIE,
+        nonce,
+        max_age=600,
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",
