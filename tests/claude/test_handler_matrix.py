@@ -5,7 +5,8 @@ runs when a real run fires the event, and leaves an effect the test can see: a c
 stdin in a file, an http hook's POST at a local server, a prompt or agent hook's model asked
 with the event JSON, an mcp_tool hook's `tools/call` at the real SDK test server. Where Claude
 Code does not, loading is a `ConfigError` naming file, JSON path and reason. Each type's failure
-is a non-blocking error vote, and fails closed with `on_failure_default="block"`.
+is a non-blocking error vote, and fails closed with `on_failure_default="block"` or the
+handler's `onFailure: "block"`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from hookagent.capabilities.summarization import Summarization
 from hookagent.claude.commands import Expansion, command_from_file, expand
 from hookagent.claude.events import FIRED
 from hookagent.claude.instructions import InstructionFile, load_instructions
-from hookagent.claude.model import PROMPT_EVENTS, RUN_TYPES
+from hookagent.claude.model import RUN_TYPES
 from hookagent.claude.options import ClaudeHookOptions
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
@@ -43,16 +44,24 @@ from .hookscripts import RECORD_STDIN, script, settings
 SERVER = str(Path(__file__).parents[1] / "capabilities" / "mcp_server.py")
 TYPES = ("command", "http", "prompt", "agent", "mcp_tool")
 EVENT_NAME = re.compile(r'"hook_event_name":\s*"(\w+)"')
+ALL_FIVE = frozenset(
+    {
+        *("PermissionDenied", "PermissionRequest", "PostToolBatch", "PostToolUse"),
+        *("PostToolUseFailure", "PreToolUse", "Stop", "SubagentStop", "TaskCompleted"),
+        *("TaskCreated", "TeammateIdle", "UserPromptExpansion", "UserPromptSubmit"),
+    }
+)
+"""Events where Claude Code runs every type; elsewhere prompt and agent are refused."""
 NO_HTTP = frozenset({"SessionStart", "Setup"})
+"""Events where Claude Code runs only command and mcp_tool."""
 
 
 def allowed(event: str, kind: str) -> bool:
-    """Which types Claude Code runs at which event (hooks reference, "Hook handler types")."""
-    if kind == "http":
-        return event not in NO_HTTP
+    """Which types Claude Code runs at which event (the hooks reference, as of 2.1.142),
+    written out here so the matrix checks the loader against the reference."""
     if kind in ("prompt", "agent"):
-        return event in PROMPT_EVENTS
-    return True
+        return event in ALL_FIVE
+    return kind != "http" or event not in NO_HTTP
 
 
 # -- the tools and models the recipes use ------------------------------------------------------
