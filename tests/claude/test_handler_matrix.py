@@ -368,7 +368,8 @@ async def test_an_allowed_handler_runs_when_its_event_fires(
         extra = [await stack.enter_async_context(recipe.opened())] if recipe.opened else []
         agent = build(tmp_path, event, entry, recipe, seen, *extra)
         expansion = recipe.options(tmp_path).get("expansion")
-        await agent.run(expansion.prompt if expansion else "go", approver=recipe.approver)
+        result = await agent.run(expansion.prompt if expansion else "go", approver=recipe.approver)
+    assert result.status == ("failed" if event == "StopFailure" else "completed"), result.error
     assert event in seen.events(kind)
 
 
