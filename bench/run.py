@@ -1,6 +1,6 @@
 """hookagent benchmarks, each against a bare hand-written baseline measured in the same run.
 
-    .venv/bin/python bench/run.py             # everything (about two minutes on 2 cores)
+    .venv/bin/python bench/run.py             # everything (about four minutes on 2 cores)
     .venv/bin/python bench/run.py --quick     # fewer repeats
     .venv/bin/python bench/run.py --profile   # where a step's time goes (cProfile, pieces)
 
