@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, final
+from typing import Any, final
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import BaseModel, Field
 
+from hookagent.capabilities.arg_types import NonBlank
 from hookagent.errors import ConfigError
 from hookagent.hooks.decorators import HookProvider, hook
 from hookagent.hooks.events import ToolResultEvent
@@ -50,22 +51,13 @@ class MetadataPolicy:
         return [key for key in metadata if key not in self.reserved]
 
 
-def _not_blank(text: str) -> str:
-    if not text.strip():
-        raise ValueError("must not be empty")
-    return text
-
-
-_Key = Annotated[str, AfterValidator(_not_blank)]
-
-
 class _StoreArgs(BaseModel):
-    key: _Key = Field(description="The name to store the value under.")
+    key: NonBlank = Field(description="The name to store the value under.")
     value: Any = Field(description="Any JSON value: string, number, boolean, null, array, object.")
 
 
 class _ReadArgs(BaseModel):
-    key: _Key = Field(description="The name the value was stored under.")
+    key: NonBlank = Field(description="The name the value was stored under.")
 
 
 class _ListArgs(BaseModel):

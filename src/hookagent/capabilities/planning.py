@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Final, Literal
+from typing import Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import BaseModel, Field
 
+from hookagent.capabilities.arg_types import NonBlank
 from hookagent.errors import ConfigError
 from hookagent.hooks.decorators import HookProvider, hook
 from hookagent.hooks.events import StepEvent, TaskEvent, ToolResultEvent
@@ -54,19 +55,10 @@ NUDGE: Final = (
 _MARKS: Final = {"pending": "○", "in_progress": "◐", "completed": "●"}
 
 
-def _not_blank(text: str) -> str:
-    if not text.strip():
-        raise ValueError("must not be empty")
-    return text
-
-
-_Text = Annotated[str, AfterValidator(_not_blank)]
-
-
 class _Item(BaseModel):
-    content: _Text = Field(description="What needs doing, in the imperative: 'Run the tests'.")
+    content: NonBlank = Field(description="What needs doing, in the imperative: 'Run the tests'.")
     status: Literal["pending", "in_progress", "completed"]
-    active_form: _Text = Field(
+    active_form: NonBlank = Field(
         alias="activeForm", description="The same in the continuous form: 'Running the tests'."
     )
 
