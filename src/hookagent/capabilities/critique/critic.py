@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final, final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from hookagent.capabilities.structured_output.schema import describe_errors
 from hookagent.kernel.records import StepRecord
 from hookagent.messages import AssistantMessage, Message, UserMessage
 from hookagent.models.base import Model, ModelRequest
@@ -101,7 +102,7 @@ class Critic:
             try:
                 return parse_verdict(text)
             except ValueError as exc:  # pydantic's ValidationError is a ValueError
-                problems = describe(exc)
+                problems = describe_errors(exc, root="(reply)", most=10)
                 if attempt == 2:
                     raise CriticError(
                         f"the critic's reply is not a valid verdict, after 1 retry:\n{problems}"
@@ -124,17 +125,6 @@ def parse_verdict(text: str) -> Verdict:
     if not body:
         raise ValueError("the reply is empty")
     return Verdict.model_validate_json(body)
-
-
-def describe(error: Exception) -> str:
-    """A parse failure as short lines the critic can act on."""
-    if isinstance(error, ValidationError):
-        lines = [
-            f"- {'.'.join(str(p) for p in e['loc']) or '(reply)'}: {e['msg']}"
-            for e in error.errors(include_url=False)
-        ]
-        return "\n".join(lines[:10])
-    return f"- {error}"
 
 
 def clip(text: str, limit: int) -> str:

@@ -73,14 +73,15 @@ class OutputSchema(Generic[T]):
         return self.adapter.validate_python(data)
 
 
-def describe_errors(error: Exception) -> str:
-    """A validation failure as short lines the model can act on."""
+def describe_errors(error: Exception, *, root: str = "(root)", most: int = 20) -> str:
+    """A validation failure as short lines the model can act on: at most `most` of them, an
+    error at the top of the value named `root`."""
     if isinstance(error, ValidationError):
         lines = [
-            f"- {'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
+            f"- {'.'.join(str(p) for p in e['loc']) or root}: {e['msg']}"
             for e in error.errors(include_url=False)
         ]
-        return "\n".join(lines[:20])
+        return "\n".join(lines[:most])
     if isinstance(error, json.JSONDecodeError):
         return f"- not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
     return f"- {error}"
