@@ -82,20 +82,9 @@ class StdioServer:
         object.__setattr__(self, "connect_timeout", connect)
 
 
-def _check_remote(server: HttpServer | SseServer) -> None:
-    owner = type(server).__name__
-    if not isinstance(server.url, str) or not server.url.startswith(("http://", "https://")):
-        raise ConfigError(f"must be an http(s) URL, not {server.url!r}", key=f"{owner}.url")
-    object.__setattr__(server, "headers", _strings(owner, "headers", server.headers))
-    object.__setattr__(server, "timeout", _positive(owner, "timeout", server.timeout))
-    connect = _positive(owner, "connect_timeout", server.connect_timeout)
-    object.__setattr__(server, "connect_timeout", connect)
-
-
-@final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HttpServer:
-    """An MCP server reached over the streamable-HTTP transport (the endpoint, e.g. `…/mcp`)."""
+class _Remote:
+    """What the two HTTP transports share: an endpoint, its headers and the time limits."""
 
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -104,25 +93,31 @@ class HttpServer:
     """Seconds one tool call may take; past it the call is an error result (and is cancelled)."""
     connect_timeout: float = 30.0
     """Seconds to connect, negotiate and list the server's tools."""
-    transport: Literal["http"] = field(default="http", init=False)
 
     def __post_init__(self) -> None:
-        _check_remote(self)
+        owner = type(self).__name__
+        if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")):
+            raise ConfigError(f"must be an http(s) URL, not {self.url!r}", key=f"{owner}.url")
+        object.__setattr__(self, "headers", _strings(owner, "headers", self.headers))
+        object.__setattr__(self, "timeout", _positive(owner, "timeout", self.timeout))
+        connect = _positive(owner, "connect_timeout", self.connect_timeout)
+        object.__setattr__(self, "connect_timeout", connect)
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SseServer:
+class HttpServer(_Remote):
+    """An MCP server reached over the streamable-HTTP transport (the endpoint, e.g. `…/mcp`)."""
+
+    transport: Literal["http"] = field(default="http", init=False)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SseServer(_Remote):
     """An MCP server reached over the older HTTP+SSE transport (Claude Code's `"type": "sse"`)."""
 
-    url: str
-    headers: Mapping[str, str] = field(default_factory=dict)
-    timeout: float = 60.0
-    connect_timeout: float = 30.0
     transport: Literal["sse"] = field(default="sse", init=False)
-
-    def __post_init__(self) -> None:
-        _check_remote(self)
 
 
 ServerConfig: TypeAlias = StdioServer | HttpServer | SseServer
