@@ -43,24 +43,19 @@ class SelectActiveIntent(ModelTool[_SelectArgs]):
     def __init__(self, file: IntentFile) -> None:
         self.file = file
 
+    def _unavailable(self, message: str) -> ToolResult:
+        return ToolResult.error(tool_error(INTENTS_UNAVAILABLE, message, file=str(self.file.path)))
+
     async def run(self, args: _SelectArgs, ctx: ToolContext) -> ToolResult:
         try:
             intents = await in_thread(self.file.load)
         except ConfigError as exc:
-            return ToolResult.error(
-                tool_error(
-                    INTENTS_UNAVAILABLE,
-                    f"The intents file cannot be read ({exc}); ask the user to fix it.",
-                    file=str(self.file.path),
-                )
+            return self._unavailable(
+                f"The intents file cannot be read ({exc}); ask the user to fix it."
             )
         if intents is None:
-            return ToolResult.error(
-                tool_error(
-                    INTENTS_UNAVAILABLE,
-                    f"There is no intents file at {self.file.path}; ask the user to create one.",
-                    file=str(self.file.path),
-                )
+            return self._unavailable(
+                f"There is no intents file at {self.file.path}; ask the user to create one."
             )
         intent = next((i for i in intents if i.id == args.intent_id), None)
         if intent is None:
