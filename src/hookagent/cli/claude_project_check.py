@@ -9,6 +9,7 @@ refuse is an error (exit 1); with `--allow-unsupported-hooks` it is a warning.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -48,26 +49,37 @@ def check_project(
     return 0 if report["ok"] else 1
 
 
+_LINES: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    (
+        "instructions",
+        lambda f: (
+            f"instructions: {f['file']} [{f['memory_type']}]"
+            + (f" (imported by {f['imported_by']})" if "imported_by" in f else "")
+        ),
+    ),
+    ("path_rules", lambda r: f"rule for {', '.join(r['paths'])}: {r['file']}"),
+    ("permissions", lambda r: f"permission {r['decision']} {r['rule']}: {r['where']}"),
+    (
+        "commands",
+        lambda c: (
+            f"command {c['name']}"
+            + (f" {c['argument_hint']}" if c.get("argument_hint") else "")
+            + f" ({c['source']}): {c['file']}"
+        ),
+    ),
+    ("agents", lambda a: f"agent {a['name']} (model {a['model']}): {a['file']}"),
+    ("skills", lambda s: f"skill {s['name']}: {s['file']}"),
+    ("mcp", lambda m: f"MCP server {m['name']}: {m['file']}"),
+    ("plugins", lambda p: f"plugin {p['name']}: {p['root']}"),
+)
+"""Each list of the project report, and the line one of its entries prints as."""
+
+
 def _print_project(found: dict[str, Any]) -> None:
     console = Console(soft_wrap=True, highlight=False, markup=False)
     console.print(f"project: {found['root']}")
-    for f in found["instructions"]:
-        by = f" (imported by {f['imported_by']})" if "imported_by" in f else ""
-        console.print(f"instructions: {f['file']} [{f['memory_type']}]{by}")
-    for rule in found["path_rules"]:
-        console.print(f"rule for {', '.join(rule['paths'])}: {rule['file']}")
-    for rule in found["permissions"]:
-        console.print(f"permission {rule['decision']} {rule['rule']}: {rule['where']}")
-    for c in found["commands"]:
-        hint = f" {c['argument_hint']}" if c.get("argument_hint") else ""
-        console.print(f"command {c['name']}{hint} ({c['source']}): {c['file']}")
-    for agent in found["agents"]:
-        console.print(f"agent {agent['name']} (model {agent['model']}): {agent['file']}")
-    for skill in found["skills"]:
-        console.print(f"skill {skill['name']}: {skill['file']}")
-    for server in found["mcp"]:
-        console.print(f"MCP server {server['name']}: {server['file']}")
-    for plugin in found["plugins"]:
-        console.print(f"plugin {plugin['name']}: {plugin['root']}")
+    for key, line in _LINES:
+        for entry in found[key]:
+            console.print(line(entry))
     if found["env"]:
         console.print("env: " + ", ".join(found["env"]))
