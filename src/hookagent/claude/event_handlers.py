@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, final
+from typing import Any, NamedTuple, final
 
 from hookagent.capabilities.bash.tool import ENV_FILE_KEY
 from hookagent.claude.agent_hook import ask_agent
@@ -49,6 +49,18 @@ Ran = tuple[HandlerSpec, HandlerVerdict]
 
 _SESSION_ENV = frozenset({"Setup", "SessionStart"})
 """Events whose hooks write the session's `CLAUDE_ENV_FILE`, which the run's Bash sources."""
+
+
+class _Call(NamedTuple):
+    """What every handler of one firing shares, whatever its type."""
+
+    payload: dict[str, Any]
+    session: ClaudeSession
+    env_file: str | None
+    flush: Callable[[], None]
+    """Writes the transcript; called just before a handler can read it."""
+    conversation: Sequence[Message]
+    spend: Spend | None
 
 
 @final
@@ -143,33 +155,22 @@ class EventHandlers:
         handlers on Stop/SubagentStop are shown `conversation`; the usage of prompt and agent
         handlers' model calls goes to `spend` (the run's)."""
         env_file = session.env_file_ready() if self._event in _SESSION_ENV else None
+        call = _Call(payload, session, env_file, flush, conversation, spend)
         waited = [spec for spec in specs if not spec.background]
 
         def one(spec: HandlerSpec) -> Coroutine[Any, Any, HandlerVerdict]:
-            limit = timeout_for(spec, specs)
-            return self._one(spec, payload, session, env_file, limit, flush, conversation, spend)
+            return self._one(spec, timeout_for(spec, specs), call)
 
         for spec in specs:
             if spec.background:
-                limit = timeout_for(spec, specs)
-                ran = self._command(spec, payload, session, env_file, limit, flush)
+                ran = self._command(spec, timeout_for(spec, specs), call)
                 later = read_later(self._event, spec, ran, spill_dir=session.files)
                 session.background.start(spec, asyncio.create_task(later))
         verdicts = await asyncio.gather(*(one(s) for s in waited))
         return list(zip(waited, verdicts, strict=True))
 
-    async def _one(
-        self,
-        spec: HandlerSpec,
-        payload: dict[str, Any],
-        session: ClaudeSession,
-        env_file: str | None,
-        limit: float,
-        flush: Callable[[], None],
-        conversation: Sequence[Message],
-        spend: Spend | None = None,
-    ) -> HandlerVerdict:
-        options = self._options
+    async def _one(self, spec: HandlerSpec, limit: float, call: _Call) -> HandlerVerdict:
+        options, payload, session, spend = self._options, call.payload, call.session, call.spend
         if spec.type == "agent":
             return await ask_agent(
                 spec,
@@ -188,19 +189,19 @@ class EventHandlers:
                 payload,
                 model,
                 timeout=limit,
-                conversation=conversation,
+                conversation=call.conversation,
                 failure_default=fail,
                 spend=spend,
             )
         if spec.type == "http":
-            flush()  # the payload names the transcript
+            call.flush()  # the payload names the transcript
             outcome = await run_http(spec, payload, timeout=limit, spill_dir=session.files)
         elif spec.type == "mcp_tool":
-            flush()
+            call.flush()
             server = options.mcp_servers[spec.server or ""]
             outcome = await run_mcp_tool(spec, payload, server, timeout=limit)
         else:
-            outcome = await self._command(spec, payload, session, env_file, limit, flush)
+            outcome = await self._command(spec, limit, call)
         return read_verdict(
             self._event,
             outcome,
@@ -209,26 +210,18 @@ class EventHandlers:
             spill_dir=session.files,
         )
 
-    async def _command(
-        self,
-        spec: HandlerSpec,
-        payload: dict[str, Any],
-        session: ClaudeSession,
-        env_file: str | None,
-        limit: float,
-        flush: Callable[[], None],
-    ) -> ProcessOutcome:
-        options = self._options
+    async def _command(self, spec: HandlerSpec, limit: float, call: _Call) -> ProcessOutcome:
+        session, env_file = call.session, call.env_file
         return await run_handler(
             spec,
-            payload,
+            call.payload,
             cwd=session.payload.cwd,
-            project_dir=options.project_dir,
+            project_dir=self._options.project_dir,
             env_file=env_file,
             session_id=session.payload.session_id,
             timeout=limit,
-            kill_grace=options.kill_grace_s,
-            before_stdin=flush,
+            kill_grace=self._options.kill_grace_s,
+            before_stdin=call.flush,
             env=session.env(spec, with_env_file=env_file is not None),
             spill_dir=session.files,
         )
