@@ -14,8 +14,7 @@ from hookagent.store import tokens
 from hookagent.store.migrations import postgres as pg_migrations
 from hookagent.store.migrations import sqlite as sqlite_migrations
 from hookagent.store.postgres import PostgresStore
-from hookagent.store.sqlite import SQLiteStore
-from hookagent.store.sqlite_control import _OPEN_QUESTIONS, _TOKEN
+from hookagent.store.sqlite import _CONTROL_SQL, SQLiteStore
 
 _ROWS = (
     "INSERT INTO sessions (id, created_at, updated_at) VALUES ('s1', 1, 1)",
@@ -83,9 +82,11 @@ async def test_the_inbox_and_a_token_lookup_read_indexes(tmp_path: Path) -> None
     await store.close()
     with sqlite3.connect(path) as conn:
         inbox = " | ".join(
-            r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {_OPEN_QUESTIONS}", (50, 0))
+            r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {_CONTROL_SQL.open_questions}", (50, 0))
         )
-        lookup = " | ".join(r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {_TOKEN}", ("d",)))
+        lookup = " | ".join(
+            r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {_CONTROL_SQL.token}", ("d",))
+        )
     conn.close()
     # from the waiting runs to their questions: no scan of every question ever asked
     assert "SEARCH runs USING INDEX runs_by_status" in inbox, inbox

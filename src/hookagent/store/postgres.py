@@ -18,26 +18,24 @@ from typing import Any, Final, TypeVar, final
 import asyncpg
 
 from hookagent.errors import StoreError
-from hookagent.store.memory import refused
-from hookagent.store.migrations import known_version
-from hookagent.store.migrations.postgres import LATEST, MIGRATIONS
-from hookagent.store.postgres_control import PostgresControl
-from hookagent.store.postgres_sql import (
+from hookagent.store.columns import (
     CALL_FIELDS,
     QUESTION_FIELDS,
     SESSION_FIELDS,
-    SQL,
-    Connection,
-    Row,
+    call_record,
     checkpoint_json,
-    hide_password,
+    question_record,
     run_record,
     run_values,
-    secrets,
+    session_record,
     values,
 )
+from hookagent.store.control import ControlSQL, Dialect, SQLControl
+from hookagent.store.memory import refused
+from hookagent.store.migrations import known_version
+from hookagent.store.migrations.postgres import LATEST, MIGRATIONS
+from hookagent.store.postgres_sql import SQL, Connection, Row, hide_password, secrets
 from hookagent.store.records import (
-    CallRecord,
     Flush,
     JournalEntry,
     QuestionRecord,
@@ -75,9 +73,11 @@ PostgresRows = StoredRun
 
 
 @final
-class PostgresStore(PostgresControl):
+class PostgresStore(SQLControl):
     """The store in a PostgreSQL database; `open` connects and creates or migrates the
     tables."""
+
+    _control = ControlSQL(Dialect(mark="$", order="seq", like="ILIKE"))
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 4) -> None:
         self._dsn = url
@@ -214,11 +214,11 @@ class PostgresStore(PostgresControl):
 
     async def session(self, key: str) -> SessionRecord | None:
         row = await self._fetchrow("read a session", SQL.SESSION, key)
-        return None if row is None else SessionRecord(**dict(row))
+        return None if row is None else session_record(row)
 
     async def sessions(self, *, limit: int = 100, offset: int = 0) -> list[SessionRecord]:
         rows = await self._fetch("list sessions", SQL.SESSIONS, limit, offset)
-        return [SessionRecord(**dict(row)) for row in rows]
+        return [session_record(row) for row in rows]
 
     async def runs(self, session_id: str) -> list[RunRecord]:
         return [
@@ -262,7 +262,7 @@ class PostgresStore(PostgresControl):
                     JournalEntry(segment=segment, key=key, kind=kind, data=data)
                     for segment, key, kind, data in journal
                 ],
-                calls=[CallRecord(**dict(r)) for r in await conn.fetch(SQL.CALLS, run_id)],
+                calls=[call_record(r) for r in await conn.fetch(SQL.CALLS, run_id)],
             )
 
         return await self._do("load a run", select, readonly=True)
@@ -281,7 +281,7 @@ class PostgresStore(PostgresControl):
                 messages=every["messages"],
                 steps=every["steps"],
                 decisions=every["decisions"],
-                calls=[CallRecord(**dict(r)) for r in await conn.fetch(SQL.CALLS, run_id)],
+                calls=[call_record(r) for r in await conn.fetch(SQL.CALLS, run_id)],
             )
 
         return await self._do("read a run's rows", select, readonly=True)
@@ -346,15 +346,14 @@ class PostgresStore(PostgresControl):
     # -- questions ------------------------------------------------------------------------
     async def questions(self, run_id: str, *, pending: bool = True) -> list[QuestionRecord]:
         rows = await self._fetch("list questions", SQL.QUESTIONS, run_id, pending)
-        return [QuestionRecord(**dict(row)) for row in rows]
+        return [question_record(row) for row in rows]
 
     async def answer(self, question_id: str, answer: str, at: float) -> bool:
-        status = await self._execute("answer a question", SQL.ANSWER, question_id, answer, at)
-        return status == "UPDATE 1"
+        return await self._count("answer a question", SQL.ANSWER, question_id, answer, at) == 1
 
     async def approvals(self, session_id: str, fingerprint: str) -> list[QuestionRecord]:
         rows = await self._fetch("list approvals", SQL.APPROVALS, session_id, fingerprint)
-        return [QuestionRecord(**dict(row)) for row in rows]
+        return [question_record(row) for row in rows]
 
     # -- workers --------------------------------------------------------------------------
     async def claim(
@@ -374,11 +373,11 @@ class PostgresStore(PostgresControl):
     async def renew(
         self, run_id: str, worker: str, now: float, lease: float, *, epoch: int
     ) -> bool:
-        status = await self._execute("renew a lease", SQL.RENEW, run_id, worker, now + lease, epoch)
-        return status == "UPDATE 1"
+        renewed = await self._count("renew a lease", SQL.RENEW, run_id, worker, now + lease, epoch)
+        return renewed == 1
 
     async def release(self, run_id: str, worker: str, *, epoch: int) -> None:
-        await self._execute("release a lease", SQL.RELEASE, run_id, worker, epoch)
+        await self._count("release a lease", SQL.RELEASE, run_id, worker, epoch)
 
     # -- single statements ----------------------------------------------------------------
     async def _fetch(self, op: str, query: str, *args: object) -> list[Row]:
@@ -389,6 +388,8 @@ class PostgresStore(PostgresControl):
         async with self._connection(op) as conn:
             return await conn.fetchrow(query, *args)
 
-    async def _execute(self, op: str, query: str, *args: object) -> str:
+    async def _count(self, op: str, query: str, *args: object) -> int:
+        """How many rows the statement inserted, updated or deleted."""
         async with self._connection(op) as conn:
-            return await conn.execute(query, *args)
+            status = await conn.execute(query, *args)
+        return int(status.rsplit(" ", 1)[-1])

@@ -1,54 +1,20 @@
 """What `PostgresStore` says to the server: its statements (its schema is in
-`migrations.postgres`), the part of asyncpg it uses, records as statement parameters, and
-the URL as it may be shown.
+`migrations.postgres`, its rows become records in `columns`), the part of asyncpg it uses,
+and the URL as it may be shown.
 
-Columns are named as the fields of the records they hold, so a row becomes a record by name.
 Tables without a natural order keep insertion order with `seq`."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import asdict, fields
 from typing import Any, Final, Protocol, final
 from urllib.parse import unquote, urlsplit
 
-from hookagent.errors import StoreError
-from hookagent.store.records import Checkpoint, RunRecord
+from hookagent.store.columns import CALL_COLUMNS, QUESTION_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS
 
-__all__ = [
-    "CALL_FIELDS",
-    "QUESTION_FIELDS",
-    "RUN_FIELDS",
-    "SESSION_FIELDS",
-    "SQL",
-    "Connection",
-    "Row",
-    "checkpoint_json",
-    "hide_password",
-    "run_record",
-    "run_values",
-    "secrets",
-    "values",
-]
-
-SESSION_COLUMNS: Final = "id, name, created_at, updated_at, head_run_id, forked_from, status, title"
-RUN_COLUMNS: Final = (
-    "id, session_id, status, created_at, updated_at, parent_run_id, prompt, scalars, "
-    "checkpoint, lease_owner, lease_until, policy_version, lease_epoch"
-)
-CALL_COLUMNS: Final = "call_id, step, name, args, idempotency_key, state, result, updated_at"
-QUESTION_COLUMNS: Final = (
-    "id, run_id, session_id, key, data, fingerprint, created_at, expires_at, answer, answered_at"
-)
-
-SESSION_FIELDS: Final = tuple(SESSION_COLUMNS.split(", "))
-RUN_FIELDS: Final = tuple(RUN_COLUMNS.split(", "))
-CALL_FIELDS: Final = tuple(CALL_COLUMNS.split(", "))
-QUESTION_FIELDS: Final = tuple(QUESTION_COLUMNS.split(", "))
-"""The columns, named as the records' fields they hold."""
+__all__ = ["SQL", "Connection", "Row", "hide_password", "secrets"]
 
 _RUNNABLE: Final = (
     "status IN ('queued', 'running', 'waiting') "
@@ -59,7 +25,6 @@ _RUNNABLE: Final = (
 )
 """A run `claim` may take: $1 is the worker, $2 the time; `{over}` is empty, or the
 condition that takes a run over from a holder known to be gone."""
-_CHECKPOINT_FIELDS: Final = frozenset(f.name for f in fields(Checkpoint))
 _PASSWORD_IN_NETLOC: Final = re.compile(r"^([^:/]+://[^:@/]*:)[^/]*@")
 """Up to the last `@` of the host part: a password with an `@` in it is hidden whole."""
 _PASSWORD_IN_QUERY: Final = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
@@ -243,38 +208,3 @@ def secrets(url: str) -> list[str]:
         found.extend((value, unquote(value)))
     # Too short a password would mangle the message more than it hides.
     return sorted({s for s in found if len(s) >= 3}, key=len, reverse=True)
-
-
-def values(record: object, names: Sequence[str]) -> tuple[object, ...]:
-    return tuple(getattr(record, name) for name in names)
-
-
-def checkpoint_json(point: Checkpoint) -> str:
-    return json.dumps(asdict(point), separators=(",", ":"))
-
-
-def run_values(run: RunRecord) -> tuple[object, ...]:
-    """The run's values in `RUN_FIELDS` order, its checkpoint as JSON."""
-    point = run.checkpoint
-    return tuple(
-        (None if point is None else checkpoint_json(point)) if name == "checkpoint" else value
-        for name, value in zip(RUN_FIELDS, values(run, RUN_FIELDS), strict=True)
-    )
-
-
-def run_record(row: Row, where: str) -> RunRecord:
-    """The run a row of `RUN_COLUMNS` holds; a `StoreError` naming `where` if its checkpoint
-    cannot be read."""
-    found = dict(row)
-    text = found.pop("checkpoint")
-    if text is None:
-        return RunRecord(**found, checkpoint=None)
-    try:
-        data = json.loads(text)
-        # Fields a newer hookagent added are dropped, so an older one can still resume.
-        point = Checkpoint(**{k: v for k, v in data.items() if k in _CHECKPOINT_FIELDS})
-    except (ValueError, TypeError, AttributeError) as exc:
-        raise StoreError(
-            f"{where}: run {found['id']!r} has an unreadable checkpoint {text!r}: {exc}"
-        ) from exc
-    return RunRecord(**found, checkpoint=point)

@@ -7,23 +7,26 @@ statements and the conversions between rows and records in `sqlite_sql`.
 
 from __future__ import annotations
 
-from typing import Final, final
+from typing import Any, Final, final
 
 from hookagent.store import sqlite_ops
+from hookagent.store.control import ControlSQL, Dialect, SQLControl
 from hookagent.store.records import QuestionRecord, RunRecord, SessionRecord
-from hookagent.store.sqlite_control import SQLiteControl
 from hookagent.store.sqlite_file import DURABILITY, Durability, SQLiteFile
 from hookagent.store.sqlite_sql import SQL, SQLiteRows
 
 __all__ = ["DURABILITY", "Durability", "SQLiteRows", "SQLiteStore"]
 
 _SQL: Final = SQL
-"""The statements, under the name tests check their query plans by."""
+_CONTROL_SQL: Final = ControlSQL(Dialect(mark="?", order="rowid", like="LIKE"))
+"""The statements, under the names tests check their query plans by."""
 
 
 @final
-class SQLiteStore(SQLiteFile, SQLiteControl):
+class SQLiteStore(SQLiteFile, SQLControl):
     """The store in one SQLite file; `durability` is explained on `SQLiteFile`."""
+
+    _control = _CONTROL_SQL
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self._url!r})"
@@ -123,3 +126,10 @@ class SQLiteStore(SQLiteFile, SQLiteControl):
             lambda conn: sqlite_ops.release(conn, run_id, worker, epoch),
             write=True,
         )
+
+    # -- single statements ----------------------------------------------------------------
+    async def _fetch(self, op: str, query: str, *args: object) -> list[Any]:
+        return await self._do(op, lambda conn: conn.execute(query, args).fetchall(), write=False)
+
+    async def _count(self, op: str, query: str, *args: object) -> int:
+        return await self._do(op, lambda conn: conn.execute(query, args).rowcount, write=True)

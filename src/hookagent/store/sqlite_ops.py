@@ -8,6 +8,18 @@ from __future__ import annotations
 import sqlite3
 
 from hookagent.errors import StoreError
+from hookagent.store.columns import (
+    CALL_FIELDS,
+    QUESTION_FIELDS,
+    SESSION_FIELDS,
+    call_record,
+    checkpoint_json,
+    question_record,
+    run_record,
+    run_values,
+    session_record,
+    values,
+)
 from hookagent.store.memory import refused
 from hookagent.store.records import (
     Flush,
@@ -16,19 +28,7 @@ from hookagent.store.records import (
     RunRecord,
     SessionRecord,
 )
-from hookagent.store.sqlite_sql import (
-    SQL,
-    SQLiteRows,
-    call_record,
-    call_values,
-    checkpoint_json,
-    question_record,
-    question_values,
-    run_record,
-    run_values,
-    session_record,
-    session_values,
-)
+from hookagent.store.sqlite_sql import SQL, SQLiteRows
 
 __all__ = [
     "answer",
@@ -55,7 +55,7 @@ def create_session(conn: sqlite3.Connection, session: SessionRecord, where: str)
         raise StoreError(f"session {session.id!r} exists already (store {where})")
     if session.name is not None and conn.execute(SQL.NAME_TAKEN, (session.name,)).fetchone():
         raise StoreError(f"a session named {session.name!r} exists already ({where})")
-    conn.execute(SQL.INSERT_SESSION, session_values(session))
+    conn.execute(SQL.INSERT_SESSION, values(session, SESSION_FIELDS))
 
 
 def session(conn: sqlite3.Connection, key: str) -> SessionRecord | None:
@@ -186,9 +186,9 @@ def flush(conn: sqlite3.Connection, flush: Flush, where: str) -> None:
             [(run_id, e.segment, e.key, e.kind, e.data) for e in flush.journal],
         )
     if flush.calls:
-        conn.executemany(SQL.UPSERT_CALL, [(run_id, *call_values(c)) for c in flush.calls])
+        conn.executemany(SQL.UPSERT_CALL, [(run_id, *values(c, CALL_FIELDS)) for c in flush.calls])
     if flush.questions:
-        conn.executemany(SQL.INSERT_QUESTION, [question_values(q) for q in flush.questions])
+        conn.executemany(SQL.INSERT_QUESTION, [values(q, QUESTION_FIELDS) for q in flush.questions])
     if flush.checkpoint is not None or flush.status != "running":
         # Mid-segment barriers leave the session row alone: its status cannot change
         # there, and listing order need not follow every tool call.
