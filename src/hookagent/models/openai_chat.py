@@ -10,7 +10,6 @@ conversation and converts only what was appended since its previous request.
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -32,6 +31,7 @@ from hookagent.messages import (
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta, OutputSpec, ToolSpec
 from hookagent.models.incremental import SeenPrefix
 from hookagent.models.openai_errors import ProviderError, from_sdk
+from hookagent.models.openai_request import add_settings, keywords, openai_account
 from hookagent.models.openai_stream import ChunkAssembler, reasoning_of, usage_of
 from hookagent.models.openai_wire import post
 from hookagent.models.tool_args import parse_call
@@ -41,10 +41,7 @@ __all__ = ["OpenAIChatModel", "ProviderError", "create"]
 _NO_KEY: Final = "not-needed"
 _RESERVED: Final = frozenset({"self", "messages", "model", "tools", "stream"})
 """Request fields the driver sets itself; a setting may not override them."""
-_CREATE_PARAMS: Final = (
-    frozenset(inspect.signature(openai.resources.chat.AsyncCompletions.create).parameters)
-    - _RESERVED
-)
+_CREATE_PARAMS: Final = keywords(openai.resources.chat.AsyncCompletions.create, _RESERVED)
 """Settings the SDK takes as keywords; any other setting goes to the server in `extra_body`."""
 
 
@@ -53,14 +50,7 @@ def create(
 ) -> OpenAIChatModel:
     """Build the driver, checking its key and endpoint before any run starts."""
     if provider == "openai":
-        api_key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            raise ConfigError(
-                "the openai provider needs an API key: set OPENAI_API_KEY (or pass api_key)",
-                key="model",
-                value=f"{provider}:{model}",
-            )
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key, base_url = openai_account(provider, model, api_key=api_key, base_url=base_url)
     elif provider == "openai-compatible":
         base_url = (
             base_url or os.environ.get("HOOKAGENT_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
@@ -150,15 +140,13 @@ class OpenAIChatModel:
             params["tools"] = [_tool(spec) for spec in request.tools]
         if request.output is not None:
             params["response_format"] = _response_format(request.output)
-        extra: dict[str, Any] = {}
-        for key, value in request.settings.items():
-            if key in _RESERVED:
-                raise ConfigError(
-                    f"the {self.name} driver sets {key!r} itself", key="settings", value=key
-                )
-            (params if key in _CREATE_PARAMS else extra)[key] = value
-        if extra:
-            params["extra_body"] = {**extra, **params.get("extra_body", {})}
+        add_settings(
+            params,
+            request.settings,
+            driver=self.name,
+            reserved=_RESERVED,
+            accepted=_CREATE_PARAMS,
+        )
         return params
 
     # -- conversion ---------------------------------------------------------------------

@@ -10,8 +10,6 @@ requests need to carry reasoning over.
 
 from __future__ import annotations
 
-import inspect
-import os
 from typing import Any, Final, final
 
 import openai
@@ -28,6 +26,7 @@ from hookagent.models.base import (
     ToolCallDelta,
 )
 from hookagent.models.openai_errors import ProviderError, from_sdk
+from hookagent.models.openai_request import add_settings, keywords, openai_account
 from hookagent.models.openai_responses_convert import (
     Converter,
     read_response,
@@ -42,7 +41,7 @@ PROVIDER: Final = "openai-responses"
 ENCRYPTED_REASONING: Final = "reasoning.encrypted_content"
 _RESERVED: Final = frozenset({"self", "model", "input", "tools", "stream", "instructions"})
 """Request fields the driver sets itself; a setting may not override them."""
-_CREATE_PARAMS: Final = frozenset(inspect.signature(AsyncResponses.create).parameters) - _RESERVED
+_CREATE_PARAMS: Final = keywords(AsyncResponses.create, _RESERVED)
 """Settings the SDK takes as keywords; any other setting goes to the server in `extra_body`."""
 _FINAL_EVENTS: Final = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _TRANSIENT_CODES: Final = frozenset({"server_error", "rate_limit_exceeded"})
@@ -53,14 +52,7 @@ def create(
     model: str, *, provider: str = PROVIDER, base_url: str | None = None, api_key: str | None = None
 ) -> OpenAIResponsesModel:
     """Build the driver, checking its key before any run starts."""
-    api_key = api_key or os.environ.get("OPENAI_API_KEY")
-    if not api_key:
-        raise ConfigError(
-            f"the {provider} provider needs an API key: set OPENAI_API_KEY (or pass api_key)",
-            key="model",
-            value=f"{provider}:{model}",
-        )
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    api_key, base_url = openai_account(provider, model, api_key=api_key, base_url=base_url)
     return OpenAIResponsesModel(model, provider=provider, base_url=base_url, api_key=api_key)
 
 
@@ -163,15 +155,9 @@ class OpenAIResponsesModel:
             if "max_output_tokens" in settings:
                 raise ConfigError("set max_tokens or max_output_tokens, not both", key="settings")
             settings["max_output_tokens"] = settings.pop("max_tokens")
-        extra: dict[str, Any] = {}
-        for key, value in settings.items():
-            if key in _RESERVED:
-                raise ConfigError(
-                    f"the {self.name} driver sets {key!r} itself", key="settings", value=key
-                )
-            (params if key in _CREATE_PARAMS else extra)[key] = value
-        if extra:
-            params["extra_body"] = {**extra, **params.get("extra_body", {})}
+        add_settings(
+            params, settings, driver=self.name, reserved=_RESERVED, accepted=_CREATE_PARAMS
+        )
         if "reasoning" in settings:
             include = list(params.get("include") or ())
             if ENCRYPTED_REASONING not in include:
