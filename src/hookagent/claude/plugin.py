@@ -11,12 +11,12 @@ folders), `hooks` (a path, a list of paths or the hooks object itself, added to
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, final
 
+from hookagent.claude.json_file import parse_json
 from hookagent.errors import ConfigError
 
 __all__ = ["Plugin", "load_plugin"]
@@ -114,12 +114,7 @@ def _manifest(path: Path) -> dict[str, Any]:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", file=str(path)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=str(path)
-        ) from None
+    data = parse_json(text, str(path))
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object", file=str(path))
     return data

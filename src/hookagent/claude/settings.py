@@ -23,6 +23,7 @@ from typing import Annotated, Any, Final, Literal, final
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from hookagent.claude.events import FIRED
+from hookagent.claude.json_file import read_json
 from hookagent.claude.model import (
     CLAUDE_EVENTS,
     PROMPT_EVENTS,
@@ -152,7 +153,7 @@ def load_file(
     elif kind != "plugin" and plugin_root is not None:
         raise ConfigError(f"plugin_root only applies to plugin hooks, not {kind}", file=name)
     source = SettingsSource(path=name, kind=kind, plugin_root=plugin_root)
-    return parse_settings(_read_json(Path(name), name), source)
+    return parse_settings(read_json(Path(name), name), source)
 
 
 def parse_settings(data: object, source: SettingsSource) -> FileSettings:
@@ -200,21 +201,6 @@ class _Notes:
 
     def skip(self, key: str, value: str, message: str) -> None:
         self.skipped.append(Skipped(source=self._source, key=key, value=value, message=message))
-
-
-def _read_json(path: Path, name: str) -> object:
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # -sig: editors on Windows write a BOM
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise ConfigError(f"cannot read: {reason}", file=name) from None
-    if not text.strip():
-        return {}  # an empty settings file sets nothing, as in Claude Code
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        raise ConfigError(message, file=name) from None
 
 
 def _event_handlers(

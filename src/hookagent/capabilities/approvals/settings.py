@@ -15,9 +15,10 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from hookagent.capabilities.approvals.rules import CompiledRule, Decision
+from hookagent.claude.json_file import read_json
 from hookagent.claude.rules import compile_rule
 from hookagent.claude.sources import standard_locations
 from hookagent.errors import ConfigError
@@ -33,7 +34,7 @@ _PROJECT: Final = frozenset({"project", "local"})
 def read_permissions(path: Path) -> list[CompiledRule]:
     """The rules `path` lists under `permissions`; none if the file does not exist."""
     name = os.fspath(path)
-    data = _read_json(path)
+    data = read_json(path, name, missing_ok=True)
     if data is None:
         return []
     if not isinstance(data, dict):
@@ -107,8 +108,8 @@ def append_allow_rules(path: Path, texts: Iterable[str]) -> list[str]:
     The file is replaced atomically (a temporary file in the same folder, renamed over it),
     so a reader never sees half of it. A rule already listed is not added twice.
     """
-    data = _read_json(path)
     name = os.fspath(path)
+    data = read_json(path, name, missing_ok=True)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -126,25 +127,6 @@ def append_allow_rules(path: Path, texts: Iterable[str]) -> list[str]:
         keys.append(f"permissions.allow[{allow.index(text)}]")
     _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return keys
-
-
-def _read_json(path: Path) -> Any:
-    """The decoded file; None if it does not exist; {} if it is empty (as in Claude Code)."""
-    name = os.fspath(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # -sig: editors on Windows write a BOM
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise ConfigError(f"cannot read: {reason}", file=name) from None
-    if not text.strip():
-        return {}
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        raise ConfigError(message, file=name) from None
 
 
 def _write_atomically(path: Path, text: str) -> None:
