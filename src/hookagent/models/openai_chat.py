@@ -30,8 +30,8 @@ from hookagent.messages import (
 )
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta, OutputSpec, ToolSpec
 from hookagent.models.incremental import SeenPrefix
-from hookagent.models.openai_errors import ProviderError, from_sdk
-from hookagent.models.openai_request import add_settings, keywords, openai_account
+from hookagent.models.openai_client import OpenAIClient, add_settings, keywords, openai_account
+from hookagent.models.openai_errors import ProviderError
 from hookagent.models.openai_stream import ChunkAssembler, reasoning_of, usage_of
 from hookagent.models.openai_wire import post
 from hookagent.models.tool_args import parse_call
@@ -74,7 +74,7 @@ def create(
 
 
 @final
-class OpenAIChatModel:
+class OpenAIChatModel(OpenAIClient):
     """A `Model` over `chat.completions.create`, streaming when someone watches."""
 
     native_output = True
@@ -84,23 +84,13 @@ class OpenAIChatModel:
     user message of `image_url` parts."""
 
     def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
-        self._model = model
-        self._provider = provider
-        self._base_url = base_url
-        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        super().__init__(model, provider=provider, base_url=base_url, api_key=api_key)
         self._seen = SeenPrefix()
         self._converted: list[dict[str, Any]] = []
         self._images: dict[int, tuple[ImagePart, ...]] = {}
         """Images of the tool message at each index of `_converted`."""
         self.conversions = 0
         """How many neutral messages were converted so far (incremental conversion shows here)."""
-
-    @property
-    def name(self) -> str:
-        return f"{self._provider}:{self._model}"
-
-    async def aclose(self) -> None:
-        await self.client.close()
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         try:
@@ -184,24 +174,6 @@ class OpenAIChatModel:
     @staticmethod
     def _call_fallbacks(step: int, index: int) -> str:
         return f"call_{step}_{index}"
-
-    def _error(self, exc: openai.OpenAIError) -> ProviderError:
-        return from_sdk(exc, provider=self._provider, model=self._model, endpoint=self._endpoint)
-
-    def _fail(
-        self, message: str, status: int | None = None, retry_after: float | None = None
-    ) -> ProviderError:
-        return ProviderError(
-            message,
-            provider=self._provider,
-            model=self._model,
-            status=status,
-            retry_after=retry_after,
-        )
-
-    @property
-    def _endpoint(self) -> str:
-        return str(self.client.base_url)
 
 
 def _message(message: Message) -> dict[str, Any]:

@@ -25,8 +25,8 @@ from hookagent.models.base import (
     TextDelta,
     ToolCallDelta,
 )
-from hookagent.models.openai_errors import ProviderError, from_sdk
-from hookagent.models.openai_request import add_settings, keywords, openai_account
+from hookagent.models.openai_client import OpenAIClient, add_settings, keywords, openai_account
+from hookagent.models.openai_errors import ProviderError
 from hookagent.models.openai_responses_convert import (
     Converter,
     read_response,
@@ -57,7 +57,7 @@ def create(
 
 
 @final
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(OpenAIClient):
     """A `StreamingModel` over `responses.create`. One instance serves one run at a time (its
     conversion cache follows a single conversation)."""
 
@@ -67,22 +67,13 @@ class OpenAIResponsesModel:
     """Tool results' images go as `input_image` parts of the `function_call_output`."""
 
     def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
-        self._model = model
-        self._provider = provider
-        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        super().__init__(model, provider=provider, base_url=base_url, api_key=api_key)
         self.converter = Converter()
-
-    @property
-    def name(self) -> str:
-        return f"{self._provider}:{self._model}"
 
     @property
     def conversions(self) -> int:
         """How many neutral messages were converted so far (incremental conversion shows here)."""
         return self.converter.conversions
-
-    async def aclose(self) -> None:
-        await self.client.close()
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         params = self._params(request)
@@ -183,27 +174,3 @@ class OpenAIResponsesModel:
         if raw is not None:  # sent back verbatim while this exact message stays in the history
             self.converter.remember(reply.message, raw)
         return reply
-
-    def _error(self, exc: openai.OpenAIError) -> ProviderError:
-        return from_sdk(exc, provider=self._provider, model=self._model, endpoint=self._endpoint)
-
-    def _fail(
-        self,
-        message: str,
-        status: int | None = None,
-        retry_after: float | None = None,
-        *,
-        transient: bool | None = None,
-    ) -> ProviderError:
-        return ProviderError(
-            message,
-            provider=self._provider,
-            model=self._model,
-            status=status,
-            retry_after=retry_after,
-            transient=transient,
-        )
-
-    @property
-    def _endpoint(self) -> str:
-        return str(self.client.base_url)

@@ -1,5 +1,7 @@
-"""What both OpenAI drivers (Chat Completions and Responses) do alike before a request: find
-the account's key and URL, and place the run's settings in the request."""
+"""What both OpenAI drivers (Chat Completions and Responses) share: the account's key and URL,
+found before any run starts; the client of one provider and model, with SDK retries off
+(retrying is the run's `ErrorPolicy`'s decision) and its failures as `ProviderError`; and the
+run's settings placed in a request."""
 
 from __future__ import annotations
 
@@ -8,9 +10,12 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hookagent.errors import ConfigError
+import openai
 
-__all__ = ["add_settings", "keywords", "openai_account"]
+from hookagent.errors import ConfigError
+from hookagent.models.openai_errors import ProviderError, from_sdk
+
+__all__ = ["OpenAIClient", "add_settings", "keywords", "openai_account"]
 
 
 def openai_account(
@@ -51,3 +56,40 @@ def add_settings(
         (params if key in accepted else extra)[key] = value
     if extra:
         params["extra_body"] = {**extra, **params.get("extra_body", {})}
+
+
+class OpenAIClient:
+    """A driver's `AsyncOpenAI` client for one provider and model."""
+
+    def __init__(self, model: str, *, provider: str, base_url: str | None, api_key: str) -> None:
+        self._model = model
+        self._provider = provider
+        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+
+    @property
+    def name(self) -> str:
+        return f"{self._provider}:{self._model}"
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    def _error(self, exc: openai.OpenAIError) -> ProviderError:
+        endpoint = str(self.client.base_url)
+        return from_sdk(exc, provider=self._provider, model=self._model, endpoint=endpoint)
+
+    def _fail(
+        self,
+        message: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+        *,
+        transient: bool | None = None,
+    ) -> ProviderError:
+        return ProviderError(
+            message,
+            provider=self._provider,
+            model=self._model,
+            status=status,
+            retry_after=retry_after,
+            transient=transient,
+        )
