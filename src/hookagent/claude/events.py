@@ -6,30 +6,9 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 
 from hookagent.claude.in_subagent import fires_in
+from hookagent.hooks import points as hp
 from hookagent.hooks.events import ErrorEvent, StepEndEvent, ToolRefusedEvent, ToolResultEvent
 from hookagent.hooks.hook import HookKind
-from hookagent.hooks.points import (
-    AFTER_COMPACT,
-    AFTER_STEP,
-    AFTER_TOOL,
-    BEFORE_COMPACT,
-    BEFORE_TOOL,
-    ELICITATION,
-    ELICITATION_RESULT,
-    NOTIFICATION,
-    ON_ERROR,
-    PERMISSION_REQUEST,
-    SESSION_END,
-    SESSION_START,
-    STOP,
-    SUBAGENT_START,
-    SUBAGENT_STOP,
-    TASK_COMPLETED,
-    TASK_CREATED,
-    TOOL_REFUSED,
-    USER_PROMPT,
-    HookPoint,
-)
 from hookagent.hooks.result import HookResult
 
 __all__ = ["FIRED", "PERMISSION_HOOKS", "TOOL_EVENTS", "EventMapping", "applies_to", "ends_run"]
@@ -38,7 +17,7 @@ __all__ = ["FIRED", "PERMISSION_HOOKS", "TOOL_EVENTS", "EventMapping", "applies_
 @final
 @dataclass(frozen=True, slots=True)
 class EventMapping:
-    point: HookPoint[Any]
+    point: hp.HookPoint[Any]
     kind: HookKind
     """`guard` wherever a handler's JSON can decide anything, `continue: false` included: an
     observer may only proceed, so a stop from one would be an illegal vote. Only the events
@@ -51,29 +30,29 @@ class EventMapping:
 
 
 FIRED: Final[dict[str, EventMapping]] = {
-    "PreToolUse": EventMapping(BEFORE_TOOL, "guard", "tool_name"),
-    "PostToolUse": EventMapping(AFTER_TOOL, "guard", "tool_name"),
-    "PostToolUseFailure": EventMapping(AFTER_TOOL, "guard", "tool_name"),
-    "PermissionRequest": EventMapping(PERMISSION_REQUEST, "guard", "tool_name"),
-    "UserPromptSubmit": EventMapping(USER_PROMPT, "guard", None),
-    "Stop": EventMapping(STOP, "guard", None),
-    "SubagentStart": EventMapping(SUBAGENT_START, "guard", "agent_type"),
-    "SubagentStop": EventMapping(SUBAGENT_STOP, "guard", "agent_type"),
-    "SessionStart": EventMapping(SESSION_START, "guard", "source"),
-    "SessionEnd": EventMapping(SESSION_END, "observer", "source"),
-    "PreCompact": EventMapping(BEFORE_COMPACT, "guard", "trigger"),
-    "PostCompact": EventMapping(AFTER_COMPACT, "guard", "trigger"),
-    "Notification": EventMapping(NOTIFICATION, "observer", "kind"),
-    "PostToolBatch": EventMapping(AFTER_STEP, "guard", None),
-    "PermissionDenied": EventMapping(TOOL_REFUSED, "guard", "tool_name"),
-    "StopFailure": EventMapping(ON_ERROR, "observer", "error", last=True),
-    "TaskCreated": EventMapping(TASK_CREATED, "guard", None),
-    "TaskCompleted": EventMapping(TASK_COMPLETED, "guard", None),
-    "InstructionsLoaded": EventMapping(SESSION_START, "observer", "load_reason"),
-    "Setup": EventMapping(SESSION_START, "guard", "trigger"),
-    "UserPromptExpansion": EventMapping(USER_PROMPT, "guard", "command_name"),
-    "Elicitation": EventMapping(ELICITATION, "guard", "server"),
-    "ElicitationResult": EventMapping(ELICITATION_RESULT, "guard", "server"),
+    "PreToolUse": EventMapping(hp.BEFORE_TOOL, "guard", "tool_name"),
+    "PostToolUse": EventMapping(hp.AFTER_TOOL, "guard", "tool_name"),
+    "PostToolUseFailure": EventMapping(hp.AFTER_TOOL, "guard", "tool_name"),
+    "PermissionRequest": EventMapping(hp.PERMISSION_REQUEST, "guard", "tool_name"),
+    "UserPromptSubmit": EventMapping(hp.USER_PROMPT, "guard", None),
+    "Stop": EventMapping(hp.STOP, "guard", None),
+    "SubagentStart": EventMapping(hp.SUBAGENT_START, "guard", "agent_type"),
+    "SubagentStop": EventMapping(hp.SUBAGENT_STOP, "guard", "agent_type"),
+    "SessionStart": EventMapping(hp.SESSION_START, "guard", "source"),
+    "SessionEnd": EventMapping(hp.SESSION_END, "observer", "source"),
+    "PreCompact": EventMapping(hp.BEFORE_COMPACT, "guard", "trigger"),
+    "PostCompact": EventMapping(hp.AFTER_COMPACT, "guard", "trigger"),
+    "Notification": EventMapping(hp.NOTIFICATION, "observer", "kind"),
+    "PostToolBatch": EventMapping(hp.AFTER_STEP, "guard", None),
+    "PermissionDenied": EventMapping(hp.TOOL_REFUSED, "guard", "tool_name"),
+    "StopFailure": EventMapping(hp.ON_ERROR, "observer", "error", last=True),
+    "TaskCreated": EventMapping(hp.TASK_CREATED, "guard", None),
+    "TaskCompleted": EventMapping(hp.TASK_COMPLETED, "guard", None),
+    "InstructionsLoaded": EventMapping(hp.SESSION_START, "observer", "load_reason"),
+    "Setup": EventMapping(hp.SESSION_START, "guard", "trigger"),
+    "UserPromptExpansion": EventMapping(hp.USER_PROMPT, "guard", "command_name"),
+    "Elicitation": EventMapping(hp.ELICITATION, "guard", "server"),
+    "ElicitationResult": EventMapping(hp.ELICITATION_RESULT, "guard", "server"),
 }
 """Claude Code events hookagent fires; the others in settings files are parsed, not fired."""
 

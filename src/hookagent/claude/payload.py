@@ -14,22 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 
 from hookagent.errors import ModelError
-from hookagent.hooks.events import (
-    CompactEvent,
-    ElicitationEvent,
-    ErrorEvent,
-    NotificationEvent,
-    PermissionEvent,
-    PromptEvent,
-    RunEvent,
-    StepEndEvent,
-    StopEvent,
-    SubagentEvent,
-    TaskEvent,
-    ToolCallEvent,
-    ToolRefusedEvent,
-    ToolResultEvent,
-)
+from hookagent.hooks import events as ev
 from hookagent.kernel.records import ToolExecution
 from hookagent.messages import AssistantMessage, Message
 
@@ -109,34 +94,34 @@ def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
     if hasattr(event, "claude_fields"):  # the events of claude.project_events
         fields: dict[str, Any] = event.claude_fields()
         return fields
-    if isinstance(event, ToolCallEvent | ToolResultEvent):
+    if isinstance(event, ev.ToolCallEvent | ev.ToolResultEvent):
         return _tool_fields(event_name, event, ctx)
-    if isinstance(event, PermissionEvent):
+    if isinstance(event, ev.PermissionEvent):
         question = event.question
         return {
             "tool_name": claude_tool_name(question.tool_name or "", ctx),
             "tool_input": claude_tool_input(question.tool_name or "", question.args or {}, ctx.cwd),
             "permission_suggestions": [],
         }
-    if isinstance(event, PromptEvent):
+    if isinstance(event, ev.PromptEvent):
         return {"prompt": event.prompt}
-    if isinstance(event, StopEvent):
+    if isinstance(event, ev.StopEvent):
         return {
             "stop_hook_active": event.stop_hook_active,
             "last_assistant_message": event.output or "",
             "background_tasks": [],
             "session_crons": [],
         }
-    if isinstance(event, SubagentEvent):
+    if isinstance(event, ev.SubagentEvent):
         return _subagent_fields(event_name, event)
-    if isinstance(event, CompactEvent):
+    if isinstance(event, ev.CompactEvent):
         if event_name == "PreCompact":
             return {"trigger": event.trigger, "custom_instructions": event.instructions}
         return {"trigger": event.trigger, "compact_summary": event.summary or ""}
-    if isinstance(event, NotificationEvent):
+    if isinstance(event, ev.NotificationEvent):
         fields = {"message": event.message, "notification_type": event.kind}
         return {**fields, "title": event.title} if event.title else fields
-    if isinstance(event, RunEvent):
+    if isinstance(event, ev.RunEvent):
         if event_name != "SessionStart":
             return {"reason": event.source}
         title = event.run.metadata.get(SESSION_TITLE)
@@ -147,33 +132,33 @@ def _fields(event_name: str, event: Any, ctx: PayloadContext) -> dict[str, Any]:
 def _loop_fields(event: Any, ctx: PayloadContext) -> dict[str, Any]:
     """PostToolBatch, PermissionDenied, StopFailure, TaskCreated, TaskCompleted, Elicitation
     and ElicitationResult."""
-    if isinstance(event, StepEndEvent):
+    if isinstance(event, ev.StepEndEvent):
         return {"tool_calls": [_batch_call(e, ctx) for e in event.record.executions]}
-    if isinstance(event, ToolRefusedEvent):
+    if isinstance(event, ev.ToolRefusedEvent):
         return {
             "tool_name": claude_tool_name(event.tool_name, ctx),
             "tool_input": claude_tool_input(event.tool_name, event.args, ctx.cwd),
             "tool_use_id": event.call_id,
             "reason": event.denial or event.reason or "",
         }
-    if isinstance(event, ErrorEvent):
+    if isinstance(event, ev.ErrorEvent):
         return {
             "error": failure_type(event.error),
             "error_details": str(event.error),
             "last_assistant_message": _last_reply(event.run.messages),
         }
-    if isinstance(event, TaskEvent):
+    if isinstance(event, ev.TaskEvent):
         return {
             "task_id": event.task_id,
             "task_subject": event.subject,
             "task_description": event.description,
         }
-    if isinstance(event, ElicitationEvent):
+    if isinstance(event, ev.ElicitationEvent):
         return _elicitation_fields(event)
     return {}
 
 
-def _elicitation_fields(event: ElicitationEvent) -> dict[str, Any]:
+def _elicitation_fields(event: ev.ElicitationEvent) -> dict[str, Any]:
     """Elicitation: the server's request; ElicitationResult: the answer too."""
     fields: dict[str, Any] = {
         "mcp_server_name": event.server,
@@ -238,14 +223,14 @@ def failure_type(error: BaseException) -> str:
 
 
 def _tool_fields(
-    event_name: str, event: ToolCallEvent | ToolResultEvent, ctx: PayloadContext
+    event_name: str, event: ev.ToolCallEvent | ev.ToolResultEvent, ctx: PayloadContext
 ) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "tool_name": claude_tool_name(event.tool_name, ctx),
         "tool_input": claude_tool_input(event.tool_name, event.args, ctx.cwd),
         "tool_use_id": event.call_id,
     }
-    if isinstance(event, ToolResultEvent):
+    if isinstance(event, ev.ToolResultEvent):
         fields["duration_ms"] = round(event.duration * 1000)
         if event_name == "PostToolUseFailure":
             fields["error"] = event.result.content
@@ -255,7 +240,7 @@ def _tool_fields(
     return fields
 
 
-def tool_response(event: ToolResultEvent) -> Any:
+def tool_response(event: ev.ToolResultEvent) -> Any:
     """The tool's result in its structured shape when it has one (e.g. Bash's
     `{stdout, stderr, interrupted}`), else its text."""
     data = event.result.data
@@ -264,7 +249,7 @@ def tool_response(event: ToolResultEvent) -> Any:
     return event.result.content
 
 
-def _subagent_fields(event_name: str, event: SubagentEvent) -> dict[str, Any]:
+def _subagent_fields(event_name: str, event: ev.SubagentEvent) -> dict[str, Any]:
     fields: dict[str, Any] = {"agent_id": event.agent_id, "agent_type": event.agent_type}
     if event_name == "SubagentStop":
         fields.update(  # the Stop fields, then the subagent's transcript (§6.2)

@@ -11,24 +11,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from hookagent.hooks import events as ev
 from hookagent.hooks.decision import Decision, Vote
-from hookagent.hooks.events import (
-    CompactEvent,
-    ContinueEvent,
-    ErrorEvent,
-    InferenceEvent,
-    InferenceResultEvent,
-    NotificationEvent,
-    PermissionEvent,
-    PromptEvent,
-    RunEvent,
-    StepEndEvent,
-    StepEvent,
-    StopEvent,
-    SubagentEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-)
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import ToolResult
 
@@ -87,7 +71,7 @@ def describe_event(event: object, limit: int | None) -> dict[str, Any]:
     return {key: plain(value, limit) for key, value in fields(event).items()}
 
 
-def _tool_call(event: ToolCallEvent) -> dict[str, Any]:
+def _tool_call(event: ev.ToolCallEvent) -> dict[str, Any]:
     out: dict[str, Any] = {"call_id": event.call_id, "tool": event.tool_name, "args": event.args}
     if event.attempt != 1:
         out["attempt"] = event.attempt
@@ -96,7 +80,7 @@ def _tool_call(event: ToolCallEvent) -> dict[str, Any]:
     return out
 
 
-def _tool_result(event: ToolResultEvent) -> dict[str, Any]:
+def _tool_result(event: ev.ToolResultEvent) -> dict[str, Any]:
     return {
         "call_id": event.call_id,
         "tool": event.tool_name,
@@ -107,11 +91,11 @@ def _tool_result(event: ToolResultEvent) -> dict[str, Any]:
     }
 
 
-def _inference(event: InferenceEvent) -> dict[str, Any]:
+def _inference(event: ev.InferenceEvent) -> dict[str, Any]:
     return {"messages": len(event.request.messages), "answered": event.response is not None}
 
 
-def _inference_result(event: InferenceResultEvent) -> dict[str, Any]:
+def _inference_result(event: ev.InferenceResultEvent) -> dict[str, Any]:
     response = event.response
     return {
         "text": response.message.content,
@@ -126,7 +110,7 @@ def _inference_result(event: InferenceResultEvent) -> dict[str, Any]:
     }
 
 
-def _step_end(event: StepEndEvent) -> dict[str, Any]:
+def _step_end(event: ev.StepEndEvent) -> dict[str, Any]:
     record = event.record
     return {
         "step_kind": record.kind,
@@ -135,7 +119,7 @@ def _step_end(event: StepEndEvent) -> dict[str, Any]:
     }
 
 
-def _error(event: ErrorEvent) -> dict[str, Any]:
+def _error(event: ev.ErrorEvent) -> dict[str, Any]:
     return {
         "error": f"{type(event.error).__name__}: {event.error}",
         "error_class": event.error_class,
@@ -145,7 +129,7 @@ def _error(event: ErrorEvent) -> dict[str, Any]:
     }
 
 
-def _permission(event: PermissionEvent) -> dict[str, Any]:
+def _permission(event: ev.PermissionEvent) -> dict[str, Any]:
     question, answer = event.question, event.answer
     return {
         "tool": event.tool_name,
@@ -166,7 +150,7 @@ def _result(result: ToolResult) -> dict[str, Any]:
     return out
 
 
-def _run_event(event: RunEvent) -> dict[str, Any]:
+def _run_event(event: ev.RunEvent) -> dict[str, Any]:
     run = event.run
     out: dict[str, Any] = {"source": event.source}
     if run.status != "running":  # execution_end: how the run ended
@@ -184,29 +168,32 @@ def _run_event(event: RunEvent) -> dict[str, Any]:
 
 
 _FIELDS: Final[dict[type[Any], Callable[[Any], dict[str, Any]]]] = {
-    ToolCallEvent: _tool_call,
-    ToolResultEvent: _tool_result,
-    RunEvent: _run_event,
-    StepEvent: lambda event: {},
-    InferenceEvent: _inference,
-    InferenceResultEvent: _inference_result,
-    StepEndEvent: _step_end,
-    ContinueEvent: lambda event: {"tool_calls": event.tool_calls},
-    StopEvent: lambda event: {"output": event.output, "stop_hook_active": event.stop_hook_active},
-    PromptEvent: lambda event: {"prompt": event.prompt},
-    ErrorEvent: _error,
-    SubagentEvent: lambda event: {
+    ev.ToolCallEvent: _tool_call,
+    ev.ToolResultEvent: _tool_result,
+    ev.RunEvent: _run_event,
+    ev.StepEvent: lambda event: {},
+    ev.InferenceEvent: _inference,
+    ev.InferenceResultEvent: _inference_result,
+    ev.StepEndEvent: _step_end,
+    ev.ContinueEvent: lambda event: {"tool_calls": event.tool_calls},
+    ev.StopEvent: lambda event: {
+        "output": event.output,
+        "stop_hook_active": event.stop_hook_active,
+    },
+    ev.PromptEvent: lambda event: {"prompt": event.prompt},
+    ev.ErrorEvent: _error,
+    ev.SubagentEvent: lambda event: {
         "agent_id": event.agent_id,
         "subagent": event.agent_type,
         "output": event.output,
     },
-    CompactEvent: lambda event: {"trigger": event.trigger, "summary": event.summary},
-    NotificationEvent: lambda event: {
+    ev.CompactEvent: lambda event: {"trigger": event.trigger, "summary": event.summary},
+    ev.NotificationEvent: lambda event: {
         "notification": event.kind,
         "text": event.message,
         "title": event.title,
     },
-    PermissionEvent: _permission,
+    ev.PermissionEvent: _permission,
 }
 """Event type → its fields (events are final classes: the exact type is the key)."""
 
