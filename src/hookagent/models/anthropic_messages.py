@@ -7,7 +7,6 @@ are sent back verbatim for as long as that exact reply object stays in the histo
 
 from __future__ import annotations
 
-import os
 from typing import Any, Final, final
 
 import anthropic
@@ -22,11 +21,12 @@ from anthropic.types import (
     ToolUseBlock,
 )
 
-from hookagent.errors import ConfigError, ModelError
+from hookagent.errors import ModelError
 from hookagent.messages import AssistantMessage, ToolCall
 from hookagent.models.anthropic.convert import Block, Converter, tool_param
 from hookagent.models.anthropic.stream import StreamAssembler
 from hookagent.models.base import ModelRequest, ModelResponse, OnDelta
+from hookagent.models.resolve import account
 from hookagent.models.retry_after import retry_after
 from hookagent.models.tool_args import check_call, parse_call
 from hookagent.usage import Usage
@@ -41,14 +41,14 @@ def create(
     model: str, *, provider: str = PROVIDER, base_url: str | None, api_key: str | None
 ) -> AnthropicMessagesModel:
     """Build the driver; a missing key is a ConfigError now, not at the first request."""
-    key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-    if not key:
-        raise ConfigError(
-            f"the {provider} provider needs an API key: set ANTHROPIC_API_KEY",
-            key="ANTHROPIC_API_KEY",
-            value=f"{provider}:{model}",
-        )
-    url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+    key, url = account(
+        provider,
+        model,
+        api_key=api_key,
+        base_url=base_url,
+        key_env="ANTHROPIC_API_KEY",
+        url_env="ANTHROPIC_BASE_URL",
+    )
     client = anthropic.AsyncAnthropic(api_key=key, base_url=url, max_retries=0)
     return AnthropicMessagesModel(model, client)
 

@@ -1,12 +1,10 @@
-"""What both OpenAI drivers (Chat Completions and Responses) share: the account's key and URL,
-found before any run starts; the client of one provider and model, with SDK retries off
-(retrying is the run's `ErrorPolicy`'s decision) and its failures as `ProviderError`; and the
-run's settings placed in a request."""
+"""What both OpenAI drivers (Chat Completions and Responses) share: OpenAI's account, the
+client of one provider and model, with SDK retries off (retrying is the run's `ErrorPolicy`'s
+decision) and its failures as `ProviderError`, and the run's settings placed in a request."""
 
 from __future__ import annotations
 
 import inspect
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -14,6 +12,7 @@ import openai
 
 from hookagent.errors import ConfigError
 from hookagent.models.openai_errors import ProviderError, from_sdk
+from hookagent.models.resolve import account
 
 __all__ = ["OpenAIClient", "add_settings", "keywords", "openai_account"]
 
@@ -22,15 +21,15 @@ def openai_account(
     provider: str, model: str, *, api_key: str | None, base_url: str | None
 ) -> tuple[str, str | None]:
     """The key and URL of OpenAI's own API: as given, or from `OPENAI_API_KEY` and
-    `OPENAI_BASE_URL`. A missing key is a `ConfigError` now, not at the first request."""
-    api_key = api_key or os.environ.get("OPENAI_API_KEY")
-    if not api_key:
-        raise ConfigError(
-            f"the {provider} provider needs an API key: set OPENAI_API_KEY (or pass api_key)",
-            key="model",
-            value=f"{provider}:{model}",
-        )
-    return api_key, base_url or os.environ.get("OPENAI_BASE_URL") or None
+    `OPENAI_BASE_URL`."""
+    return account(
+        provider,
+        model,
+        api_key=api_key,
+        base_url=base_url,
+        key_env="OPENAI_API_KEY",
+        url_env="OPENAI_BASE_URL",
+    )
 
 
 def keywords(create: Callable[..., Any], reserved: frozenset[str]) -> frozenset[str]:

@@ -8,12 +8,13 @@ api_key) -> Model`, which checks its key before any run starts.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Final
 
 from hookagent.errors import ConfigError
 from hookagent.models.base import Model
 
-__all__ = ["PROVIDERS", "resolve_model"]
+__all__ = ["PROVIDERS", "account", "resolve_model"]
 
 PROVIDERS: Final = {
     "openai": ("hookagent.models.openai_chat", "openai"),
@@ -53,3 +54,24 @@ def resolve_model(name: str, *, base_url: str | None = None, api_key: str | None
         ) from exc
     model: Model = module.create(rest, provider=provider, base_url=base_url, api_key=api_key)
     return model
+
+
+def account(
+    provider: str,
+    model: str,
+    *,
+    api_key: str | None,
+    base_url: str | None,
+    key_env: str,
+    url_env: str,
+) -> tuple[str, str | None]:
+    """A provider's key and URL: as given, or from the environment variables `key_env` and
+    `url_env`. A missing key is a `ConfigError` now, not at the first request."""
+    api_key = api_key or os.environ.get(key_env)
+    if not api_key:
+        raise ConfigError(
+            f"the {provider} provider needs an API key: set {key_env} (or pass api_key)",
+            key="model",
+            value=f"{provider}:{model}",
+        )
+    return api_key, base_url or os.environ.get(url_env) or None
