@@ -167,7 +167,7 @@ class AnthropicMessagesModel:
             content="".join(texts), tool_calls=tuple(calls), reasoning="\n\n".join(thoughts)
         )
         if thinking:  # sent back verbatim while this exact message stays in the history
-            self.converter.remember(message, blocks)
+            self.converter.originals.remember(message, blocks)
         return ModelResponse(
             message=message,
             usage=_usage(reply),

@@ -1,5 +1,6 @@
 """Which messages of a history a driver has already converted, so each request converts only
-what was appended since the last one.
+what was appended since the last one; and which of them are the driver's own replies, whose
+wire form it sends back as it came (`Originals`).
 
 Two cases. The run's own live history (the same sequence object as last time) only grows,
 unless compaction replaces its start: checking the first message and the last one converted
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import final
+from typing import Any, final
 
-from hookagent.messages import Message
+from hookagent.messages import AssistantMessage, Message
 
-__all__ = ["SeenPrefix"]
+__all__ = ["Originals", "SeenPrefix"]
 
 
 @final
@@ -45,3 +46,29 @@ class SeenPrefix:
         todo = history[done:]
         seen.extend(todo)
         return not continues, todo
+
+
+@final
+class Originals:
+    """The driver's own replies whose wire form carries more than the neutral message
+    (reasoning, thinking): sent back verbatim for as long as that exact reply object stays in
+    the history."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[AssistantMessage, list[dict[str, Any]]]] = {}
+
+    def remember(self, message: AssistantMessage, wire: list[dict[str, Any]]) -> None:
+        self._kept[id(message)] = (message, wire)
+
+    def wire(self, message: Message) -> list[dict[str, Any]] | None:
+        """A copy of the reply's wire form, if `message` is that very reply (an id alone
+        may be reused)."""
+        kept = self._kept.get(id(message))
+        return list(kept[1]) if kept is not None and kept[0] is message else None
+
+    def keep_only(self, history: Sequence[Message]) -> None:
+        """Forget the replies no longer in `history`."""
+        alive = {id(m) for m in history}
+        self._kept = {k: v for k, v in self._kept.items() if k in alive}

@@ -172,5 +172,5 @@ class OpenAIResponsesModel(OpenAIClient):
             )
         reply, raw = read_response(response, self._model)
         if raw is not None:  # sent back verbatim while this exact message stays in the history
-            self.converter.remember(reply.message, raw)
+            self.converter.originals.remember(reply.message, raw)
         return reply

@@ -26,7 +26,7 @@ from hookagent.messages import (
     UserMessage,
 )
 from hookagent.models.base import ModelResponse, OutputSpec, ToolSpec
-from hookagent.models.incremental import SeenPrefix
+from hookagent.models.incremental import Originals, SeenPrefix
 from hookagent.models.tool_args import parse_call
 from hookagent.usage import Usage
 
@@ -44,11 +44,7 @@ class Converter:
         self.items: list[Item] = []
         self.conversions = 0
         """How many neutral messages were converted, over all requests (for tests)."""
-        self.originals: dict[int, tuple[AssistantMessage, list[Item]]] = {}
-        """Our own replies whose wire items carry more than the neutral message (reasoning)."""
-
-    def remember(self, message: AssistantMessage, items: list[Item]) -> None:
-        self.originals[id(message)] = (message, items)
+        self.originals = Originals()
 
     def convert(self, messages: Sequence[Message]) -> list[Item]:
         fresh, todo = self.seen.new(messages)
@@ -61,8 +57,7 @@ class Converter:
 
     def _reset(self, messages: Sequence[Message]) -> None:
         self.items = []
-        alive = {id(m) for m in messages}
-        self.originals = {k: v for k, v in self.originals.items() if k in alive}
+        self.originals.keep_only(messages)
 
     def _items(self, message: Message) -> list[Item]:
         if isinstance(message, UserMessage | SystemMessage):
@@ -75,9 +70,9 @@ class Converter:
                     "output": tool_output(message),
                 }
             ]
-        original = self.originals.get(id(message))
-        if original is not None and original[0] is message:
-            return list(original[1])
+        original = self.originals.wire(message)
+        if original is not None:
+            return original
         items: list[Item] = []
         if message.content:
             items.append({"role": "assistant", "content": message.content})

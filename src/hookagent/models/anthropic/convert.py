@@ -20,7 +20,7 @@ from hookagent.messages import (
     UserMessage,
 )
 from hookagent.models.base import ToolSpec
-from hookagent.models.incremental import SeenPrefix
+from hookagent.models.incremental import Originals, SeenPrefix
 
 __all__ = ["Block", "Converter", "tool_param"]
 
@@ -38,11 +38,7 @@ class Converter:
         self.converted = 0
         """How many neutral messages were converted, over all requests (for tests)."""
         self.rebuilds = 0
-        self.originals: dict[int, tuple[AssistantMessage, list[Block]]] = {}
-        """Our own replies whose wire blocks carry more than the neutral message (thinking)."""
-
-    def remember(self, message: AssistantMessage, blocks: list[Block]) -> None:
-        self.originals[id(message)] = (message, blocks)
+        self.originals = Originals()
 
     def convert(self, messages: Sequence[Message]) -> tuple[list[str], list[Block]]:
         fresh, todo = self.seen.new(messages)
@@ -56,8 +52,7 @@ class Converter:
     def _reset(self, messages: Sequence[Message]) -> None:
         self.system, self.wire = [], []
         self.rebuilds += 1
-        alive = {id(m) for m in messages}
-        self.originals = {k: v for k, v in self.originals.items() if k in alive}
+        self.originals.keep_only(messages)
 
     def _append(self, message: Message) -> None:
         if isinstance(message, SystemMessage):
@@ -71,9 +66,9 @@ class Converter:
             self._add("assistant", self._assistant_blocks(message))
 
     def _assistant_blocks(self, message: AssistantMessage) -> list[Block]:
-        original = self.originals.get(id(message))
-        if original is not None and original[0] is message:
-            return list(original[1])
+        original = self.originals.wire(message)
+        if original is not None:
+            return original
         blocks: list[Block] = []
         if message.content:
             blocks.append({"type": "text", "text": message.content})
