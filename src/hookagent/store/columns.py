@@ -7,7 +7,7 @@ by name. Only a run's checkpoint is not a plain value: it is kept as JSON text."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, fields
 from typing import Any, Final, TypeVar
 
@@ -15,6 +15,7 @@ from hookagent.errors import StoreError
 from hookagent.store.records import (
     CallRecord,
     Checkpoint,
+    Flush,
     QuestionRecord,
     RunRecord,
     SessionRecord,
@@ -32,6 +33,7 @@ __all__ = [
     "SESSION_FIELDS",
     "TOKEN_COLUMNS",
     "TOKEN_FIELDS",
+    "appended",
     "call_record",
     "checkpoint_json",
     "question_record",
@@ -119,3 +121,23 @@ def run_record(row: Iterable[Any], where: str) -> RunRecord:
             f"{where}: run {found['id']!r} has an unreadable checkpoint {text!r}: {exc}"
         ) from exc
     return RunRecord(**found, checkpoint=point)
+
+
+def appended(flush: Flush) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
+    """What a flush adds or replaces, table by table (those with nothing left out), as the
+    parameters of the statement that writes each: messages, steps and decisions as `(run_id,
+    idx, data)`, then journal entries, tool-call states and questions."""
+    run_id = flush.run_id
+    for table, rows in (
+        ("messages", flush.messages),
+        ("steps", flush.steps),
+        ("decisions", flush.decisions),
+    ):
+        if rows:
+            yield table, [(run_id, idx, data) for idx, data in rows]
+    if flush.journal:
+        yield "journal", [(run_id, e.segment, e.key, e.kind, e.data) for e in flush.journal]
+    if flush.calls:
+        yield "tool_calls", [(run_id, *values(c, CALL_FIELDS)) for c in flush.calls]
+    if flush.questions:
+        yield "questions", [values(q, QUESTION_FIELDS) for q in flush.questions]

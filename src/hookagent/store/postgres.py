@@ -19,9 +19,8 @@ import asyncpg
 
 from hookagent.errors import StoreError
 from hookagent.store.columns import (
-    CALL_FIELDS,
-    QUESTION_FIELDS,
     SESSION_FIELDS,
+    appended,
     call_record,
     checkpoint_json,
     question_record,
@@ -308,31 +307,11 @@ class PostgresStore(SQLControl):
         holder, epoch = found
         if (holder, epoch) != (flush.worker, flush.epoch):
             raise refused(flush, holder, epoch, self._url)
-        for table, rows in (
-            ("messages", flush.messages),
-            ("steps", flush.steps),
-            ("decisions", flush.decisions),
-        ):
-            if rows:
-                await conn.executemany(
-                    SQL.UPSERT_ROW.format(table=table), [(run_id, i, data) for i, data in rows]
-                )
-        if flush.journal:
-            await conn.executemany(
-                SQL.UPSERT_JOURNAL,
-                [(run_id, e.segment, e.key, e.kind, e.data) for e in flush.journal],
-            )
+        for table, params in appended(flush):
+            await conn.executemany(SQL.UPSERT[table], params)
         point = flush.checkpoint
         if point is not None:
             await conn.execute(SQL.DROP_JOURNAL, run_id, point.segment)
-        if flush.calls:
-            await conn.executemany(
-                SQL.UPSERT_CALL, [(run_id, *values(call, CALL_FIELDS)) for call in flush.calls]
-            )
-        if flush.questions:
-            await conn.executemany(
-                SQL.INSERT_QUESTION, [values(q, QUESTION_FIELDS) for q in flush.questions]
-            )
         await conn.execute(
             SQL.UPDATE_RUN,
             run_id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
+from types import MappingProxyType
 from typing import Any, Final, Protocol, final
 from urllib.parse import unquote, urlsplit
 
@@ -118,6 +119,17 @@ class SQL:
         f"INSERT INTO questions ({QUESTION_COLUMNS}) "
         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING"
     )
+    UPSERT: Final = MappingProxyType(
+        {
+            "messages": UPSERT_ROW.format(table="messages"),
+            "steps": UPSERT_ROW.format(table="steps"),
+            "decisions": UPSERT_ROW.format(table="decisions"),
+            "journal": UPSERT_JOURNAL,
+            "tool_calls": UPSERT_CALL,
+            "questions": INSERT_QUESTION,
+        }
+    )
+    """Table → the statement that writes what a flush adds to it (`columns.appended`)."""
     UPDATE_RUN: Final = (
         "WITH r AS (UPDATE runs SET status = $2, scalars = $3, "
         "updated_at = GREATEST(updated_at, $4), checkpoint = COALESCE($5, checkpoint), "

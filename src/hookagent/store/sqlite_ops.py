@@ -8,18 +8,7 @@ from __future__ import annotations
 import sqlite3
 
 from hookagent.errors import StoreError
-from hookagent.store.columns import (
-    CALL_FIELDS,
-    QUESTION_FIELDS,
-    SESSION_FIELDS,
-    call_record,
-    checkpoint_json,
-    question_record,
-    run_record,
-    run_values,
-    session_record,
-    values,
-)
+from hookagent.store import columns
 from hookagent.store.memory import refused
 from hookagent.store.records import (
     Flush,
@@ -55,7 +44,7 @@ def create_session(conn: sqlite3.Connection, session: SessionRecord, where: str)
         raise StoreError(f"session {session.id!r} exists already (store {where})")
     if session.name is not None and conn.execute(SQL.NAME_TAKEN, (session.name,)).fetchone():
         raise StoreError(f"a session named {session.name!r} exists already ({where})")
-    conn.execute(SQL.INSERT_SESSION, values(session, SESSION_FIELDS))
+    conn.execute(SQL.INSERT_SESSION, columns.values(session, columns.SESSION_FIELDS))
 
 
 def session(conn: sqlite3.Connection, key: str) -> SessionRecord | None:
@@ -63,16 +52,16 @@ def session(conn: sqlite3.Connection, key: str) -> SessionRecord | None:
     for sql in (SQL.SESSION_BY_ID, SQL.SESSION_BY_NAME):
         row = conn.execute(sql, (key,)).fetchone()
         if row is not None:
-            return session_record(row)
+            return columns.session_record(row)
     return None
 
 
 def sessions(conn: sqlite3.Connection, limit: int, offset: int) -> list[SessionRecord]:
-    return [session_record(row) for row in conn.execute(SQL.SESSIONS, (limit, offset))]
+    return [columns.session_record(row) for row in conn.execute(SQL.SESSIONS, (limit, offset))]
 
 
 def runs(conn: sqlite3.Connection, session_id: str, where: str) -> list[RunRecord]:
-    return [run_record(row, where) for row in conn.execute(SQL.RUNS, (session_id,))]
+    return [columns.run_record(row, where) for row in conn.execute(SQL.RUNS, (session_id,))]
 
 
 # -- runs ---------------------------------------------------------------------------------
@@ -82,14 +71,14 @@ def create_run(conn: sqlite3.Connection, run: RunRecord, where: str) -> None:
         raise StoreError(f"no session {run.session_id!r} for run {run.id!r} ({where})")
     if conn.execute(SQL.RUN_EXISTS, (run.id,)).fetchone():
         raise StoreError(f"run {run.id!r} exists already ({where})")
-    conn.execute(SQL.INSERT_RUN, run_values(run))
+    conn.execute(SQL.INSERT_RUN, columns.run_values(run))
     title = found[0] if found[0] or not run.prompt else run.prompt[:80]
     conn.execute(SQL.HEAD, (run.id, run.status, run.updated_at, title, run.session_id))
 
 
 def run(conn: sqlite3.Connection, run_id: str, where: str) -> RunRecord | None:
     row = conn.execute(SQL.RUN, (run_id,)).fetchone()
-    return None if row is None else run_record(row, where)
+    return None if row is None else columns.run_record(row, where)
 
 
 def load(conn: sqlite3.Connection, run_id: str, where: str) -> SQLiteRows | None:
@@ -98,7 +87,7 @@ def load(conn: sqlite3.Connection, run_id: str, where: str) -> SQLiteRows | None
     row = conn.execute(SQL.RUN, (run_id,)).fetchone()
     if row is None:
         return None
-    found = run_record(row, where)
+    found = columns.run_record(row, where)
     point = found.checkpoint
     journal = conn.execute(SQL.JOURNAL, (run_id, point.segment if point else 0))
     calls = conn.execute(SQL.CALLS, (run_id,))
@@ -111,7 +100,7 @@ def load(conn: sqlite3.Connection, run_id: str, where: str) -> SQLiteRows | None
             JournalEntry(segment=segment, key=key, kind=kind, data=data)
             for segment, key, kind, data in journal
         ],
-        calls=[call_record(row) for row in calls],
+        calls=[columns.call_record(row) for row in calls],
     )
 
 
@@ -125,11 +114,11 @@ def rows(conn: sqlite3.Connection, run_id: str, where: str) -> SQLiteRows | None
         for table in ("messages", "steps", "decisions")
     }
     return SQLiteRows(
-        run=run_record(row, where),
+        run=columns.run_record(row, where),
         messages=every["messages"],
         steps=every["steps"],
         decisions=every["decisions"],
-        calls=[call_record(r) for r in conn.execute(SQL.CALLS, (run_id,))],
+        calls=[columns.call_record(r) for r in conn.execute(SQL.CALLS, (run_id,))],
     )
 
 
@@ -148,7 +137,7 @@ def _rows(conn: sqlite3.Connection, table: str, run_id: str, count: int, where: 
 def flush(conn: sqlite3.Connection, flush: Flush, where: str) -> None:
     """The run row first: its update is also the lease check (fencing)."""
     run_id = flush.run_id
-    point = checkpoint_json(flush.checkpoint) if flush.checkpoint is not None else None
+    point = columns.checkpoint_json(flush.checkpoint) if flush.checkpoint is not None else None
     found = conn.execute(
         SQL.UPDATE_RUN,
         {
@@ -168,27 +157,10 @@ def flush(conn: sqlite3.Connection, flush: Flush, where: str) -> None:
             raise StoreError(f"no run {run_id!r} to write to ({where})")
         raise refused(flush, holder[0], holder[1], where)
     session_id, updated_at = found
-    for table, written in (
-        ("messages", flush.messages),
-        ("steps", flush.steps),
-        ("decisions", flush.decisions),
-    ):
-        if written:
-            conn.executemany(
-                SQL.UPSERT_ROW.format(table=table),
-                [(run_id, idx, data) for idx, data in written],
-            )
     if flush.checkpoint is not None:
         conn.execute(SQL.DROP_JOURNAL, (run_id, flush.checkpoint.segment))
-    if flush.journal:
-        conn.executemany(
-            SQL.UPSERT_JOURNAL,
-            [(run_id, e.segment, e.key, e.kind, e.data) for e in flush.journal],
-        )
-    if flush.calls:
-        conn.executemany(SQL.UPSERT_CALL, [(run_id, *values(c, CALL_FIELDS)) for c in flush.calls])
-    if flush.questions:
-        conn.executemany(SQL.INSERT_QUESTION, [values(q, QUESTION_FIELDS) for q in flush.questions])
+    for table, params in columns.appended(flush):
+        conn.executemany(SQL.UPSERT[table], params)
     if flush.checkpoint is not None or flush.status != "running":
         # Mid-segment barriers leave the session row alone: its status cannot change
         # there, and listing order need not follow every tool call.
@@ -198,7 +170,7 @@ def flush(conn: sqlite3.Connection, flush: Flush, where: str) -> None:
 # -- questions ----------------------------------------------------------------------------
 def questions(conn: sqlite3.Connection, run_id: str, pending: bool) -> list[QuestionRecord]:
     sql = SQL.PENDING_QUESTIONS if pending else SQL.QUESTIONS
-    return [question_record(row) for row in conn.execute(sql, (run_id,))]
+    return [columns.question_record(row) for row in conn.execute(sql, (run_id,))]
 
 
 def answer(conn: sqlite3.Connection, question_id: str, answer: str, at: float) -> bool:
@@ -207,7 +179,7 @@ def answer(conn: sqlite3.Connection, question_id: str, answer: str, at: float) -
 
 def approvals(conn: sqlite3.Connection, session_id: str, fingerprint: str) -> list[QuestionRecord]:
     found = conn.execute(SQL.APPROVALS, (session_id, fingerprint))
-    return [question_record(row) for row in found]
+    return [columns.question_record(row) for row in found]
 
 
 # -- workers ------------------------------------------------------------------------------
@@ -227,7 +199,7 @@ def claim(
     row = conn.execute(sql, args).fetchone()
     if row is None:
         return None
-    taken = run_record(row, where)
+    taken = columns.run_record(row, where)
     taken.lease_owner, taken.lease_until = worker, now + lease
     (taken.lease_epoch,) = conn.execute(
         SQL.LEASE, (taken.lease_owner, taken.lease_until, taken.id)

@@ -5,6 +5,7 @@ Tables without a natural order keep insertion order with SQLite's `rowid`."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Final, final
 
 from hookagent.store.columns import QUESTION_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS
@@ -92,6 +93,17 @@ class SQL:
         f"INSERT INTO questions ({QUESTION_COLUMNS}) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
     )
+    UPSERT: Final = MappingProxyType(
+        {
+            "messages": UPSERT_ROW.format(table="messages"),
+            "steps": UPSERT_ROW.format(table="steps"),
+            "decisions": UPSERT_ROW.format(table="decisions"),
+            "journal": UPSERT_JOURNAL,
+            "tool_calls": UPSERT_CALL,
+            "questions": INSERT_QUESTION,
+        }
+    )
+    """Table → the statement that writes what a flush adds to it (`columns.appended`)."""
     UPDATE_SESSION: Final = (
         "UPDATE sessions SET status = ?, updated_at = ? WHERE id = ? AND head_run_id = ?"
     )
