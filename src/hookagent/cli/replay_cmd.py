@@ -5,7 +5,6 @@ The record is a run in the store, or a run in an audit trail file (then the hook
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
@@ -14,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hookagent.cli.agent_spec import connected_agent, options_of
 from hookagent.cli.plugins import apply_plugins
 from hookagent.cli.store_access import existing, guard, in_store
 
@@ -61,18 +59,13 @@ def replay_command(
 ) -> None:
     """Re-run a recorded run's hooks with today's hooks and settings (no model, no tool) and
     print every decision that changed: point, call, before → after, which hook."""
-    from hookagent.durable.replay import load_recording, replay
+    from hookagent.durable.kept_runs import replay_run
+    from hookagent.durable.replay import replay
     from hookagent.durable.sessions import find_run
 
     async def go(opened: Store) -> ReplayReport:
         run = await find_run(opened, key)
-        options = options_of(run)
-        if settings is not None:
-            options = dataclasses.replace(options, settings=tuple(settings))
-        if plugin is not None:
-            options = dataclasses.replace(options, plugins=tuple(plugin))
-        async with connected_agent(options) as (agent, _):
-            return await replay(await load_recording(opened, run.id), agent)
+        return await replay_run(opened, run, settings=settings, plugins=plugin)
 
     def from_audit() -> ReplayReport:
         import asyncio

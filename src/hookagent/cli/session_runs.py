@@ -13,20 +13,15 @@ import getpass
 import os
 import shlex
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from hookagent.cli.agent_spec import (
-    CLI_KEY,
-    RunOptions,
-    connected_agent,
-    options_of,
-    saved_options,
-)
+from hookagent.cli.agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
 from hookagent.cli.exits import EXIT_INTERRUPTED, exit_code, interrupted, kept_line
+from hookagent.cli.notify_option import notified
 from hookagent.cli.session_views import (
     Outcome,
     call_text,
@@ -37,8 +32,8 @@ from hookagent.cli.session_views import (
 )
 from hookagent.cli.store_access import existing, in_store
 from hookagent.durable.answers import Scope
+from hookagent.durable.kept_runs import resume, unended
 from hookagent.durable.sessions import answer, find_run
-from hookagent.errors import StoreError
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.result import RunResult
 from hookagent.kernel.stream import StepStarted, ToolFinished, ToolStarted
@@ -46,8 +41,6 @@ from hookagent.store.base import Store
 from hookagent.store.open import open_store
 
 __all__ = ["answer_questions", "resume_run", "run_in_session"]
-
-_ENDED: Final = ("completed", "failed", "stopped")
 
 
 # -- run --session ----------------------------------------------------------------------------
@@ -69,6 +62,7 @@ def run_in_session(options: RunOptions) -> int:
             result = await stream_run(
                 agent, options.prompt, renderer, metadata=metadata, session=options.session
             )
+        await notified(options.notify)  # a paused run's question is read from the store
         return await _outcome(store, result)
 
     try:
@@ -175,13 +169,10 @@ def resume_run(
 
     async def go(store: Store) -> Outcome:
         run = await find_run(store, key)
-        if run.status in _ENDED:
-            raise StoreError(f"run {run.id} has ended ({run.status}); nothing to resume")
+        unended(run)
         point = run.checkpoint
         since.extend((point.steps, point.decisions) if point is not None else (0, 0))
-        async with connected_agent(options_of(run), store) as (agent, _):
-            result = await agent.resume(run.id, force=force)
-        return await _outcome(store, result)
+        return await _outcome(store, await resume(store, run, force=force))
 
     try:
         outcome = in_store(opened, go)

@@ -12,19 +12,15 @@ import os
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import typer
 
-from hookagent.cli.agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
-from hookagent.cli.session_script import continued_script
+from hookagent.cli.agent_spec import RunOptions
 from hookagent.cli.session_views import emit_json
 from hookagent.cli.store_access import in_store
 from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError
-
-if TYPE_CHECKING:
-    from hookagent.store.base import Store
 
 __all__ = ["HELP", "register", "submit_run"]
 
@@ -54,17 +50,9 @@ def submit_run(options: RunOptions) -> int:
 
     store = open_store(options.store, project_dir=cwd)
 
-    async def go(store: Store) -> tuple[str, str]:
-        queued = await continued_script(store, options)
-        metadata = {CLI_KEY: saved_options(queued)}
-        async with connected_agent(queued, store) as (agent, _):  # its MCP servers checked
-            run_id = await agent.submit(options.prompt, session=options.session, metadata=metadata)
-        run = await store.run(run_id)
-        session = await store.session(run.session_id) if run is not None else None
-        label = (session.name or session.id) if session is not None else ""
-        return run_id, label
+    from hookagent.durable.kept_runs import submit
 
-    run_id, session = in_store(store, go)
+    run_id, session = in_store(store, lambda opened: submit(opened, options))
     flag = f" --store {shlex.quote(options.store)}" if options.store is not None else ""
     worker = f"hookagent worker --once{flag}"
     if options.json:

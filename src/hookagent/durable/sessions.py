@@ -15,6 +15,7 @@ from typing import Any, final
 from hookagent.durable import codec
 from hookagent.durable.answering import StaleQuestion, answer_question, stale_reason
 from hookagent.durable.answers import Scope
+from hookagent.durable.kept_runs import UNFINISHED, WrongState
 from hookagent.errors import StoreError
 from hookagent.store.base import Store
 from hookagent.store.records import (
@@ -114,11 +115,11 @@ async def answer(
 
 async def fork(store: Store, key: str, name: str | None = None) -> SessionRecord:
     """A new session that starts with the conversation of `key`'s newest run; the original
-    is left as it is."""
+    is left as it is. `WrongState` while that run has not ended."""
     detail = await inspect(store, key)
     source = detail.session
-    if detail.runs and detail.runs[-1].status in ("running", "waiting", "queued"):
-        raise StoreError(
+    if detail.runs and detail.runs[-1].status in UNFINISHED:
+        raise WrongState(
             f"session {source.name or source.id} has a run that is not finished; "
             "fork it once that run has ended"
         )
