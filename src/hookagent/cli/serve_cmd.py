@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -44,6 +45,15 @@ def serve(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the ready line as one JSON object.")
     ] = False,
+    files_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--files-root",
+            metavar="DIR",
+            help="Let requests name files under DIR (settings and plugins to replay under, "
+            "audit files to verify); without it the server reads none.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the store's sessions, runs and waiting questions over HTTP; Ctrl-C stops it.
 
@@ -53,14 +63,22 @@ def serve(
         import asyncio
 
         try:
-            return asyncio.run(_serve(store, host, port, json_output))
+            return asyncio.run(_serve(store, host, port, json_output, _directory(files_root)))
         except KeyboardInterrupt:  # uvicorn stopped on Ctrl-C, then passed the signal on
             return 0
 
     raise typer.Exit(guard(go))
 
 
-async def _serve(store_url: str | None, host: str, port: int, json_output: bool) -> int:
+def _directory(given: Path | None) -> Path | None:
+    if given is not None and not given.is_dir():
+        raise ConfigError(f"--files-root {given}: no such directory")
+    return given
+
+
+async def _serve(
+    store_url: str | None, host: str, port: int, json_output: bool, files_root: Path | None
+) -> int:
     try:
         import uvicorn
 
@@ -85,7 +103,10 @@ async def _serve(store_url: str | None, host: str, port: int, json_output: bool)
         else:
             typer.echo(f"serving {store.url} at {url} (OpenAPI schema: {url}/openapi.json)")
         config = uvicorn.Config(
-            create_app(store), log_level="info", server_header=False, lifespan="off"
+            create_app(store, files_root=files_root),
+            log_level="info",
+            server_header=False,
+            lifespan="off",
         )
         await uvicorn.Server(config).serve(sockets=[sock])
     finally:

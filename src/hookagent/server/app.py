@@ -3,13 +3,18 @@ problem, request bodies bounded; its OpenAPI schema at `/openapi.json`."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+from pathlib import Path
 from typing import Final
 
 from fastapi import FastAPI
 
+from hookagent.durable.lease import worker_name
 from hookagent.server import problems
 from hookagent.server.limits import BodyLimit
+from hookagent.server.routes_audit import router as audit_router
+from hookagent.server.routes_control import router as control_router
 from hookagent.server.routes_inbox import router as inbox_router
 from hookagent.server.routes_pages import router as pages_router
 from hookagent.server.routes_runs import router as runs_router
@@ -24,9 +29,16 @@ POLL: Final = 0.5
 """Seconds between a live stream's reads of the store."""
 
 
-def create_app(store: Store, *, max_body: int = MAX_BODY, poll: float = POLL) -> FastAPI:
+def create_app(
+    store: Store,
+    *,
+    max_body: int = MAX_BODY,
+    poll: float = POLL,
+    files_root: str | Path | None = None,
+) -> FastAPI:
     """The API over `store`, which the caller opens before serving and closes after; live
-    streams read it every `poll` seconds."""
+    streams read it every `poll` seconds. Requests may name files under `files_root` only
+    (settings and plugins to replay under, audit files), and none without it."""
     from importlib.metadata import version
 
     app = FastAPI(
@@ -41,6 +53,9 @@ def create_app(store: Store, *, max_body: int = MAX_BODY, poll: float = POLL) ->
     app.state.store = store
     app.state.poll = poll
     app.state.session_key = secrets.token_bytes(32)  # a restart signs browsers out
+    app.state.files_root = Path(files_root).resolve() if files_root is not None else None
+    app.state.worker = worker_name()  # the lease holder of the runs it resumes
+    app.state.tasks = set[asyncio.Task[None]]()
     problems.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
 
@@ -50,6 +65,8 @@ def create_app(store: Store, *, max_body: int = MAX_BODY, poll: float = POLL) ->
 
     app.include_router(runs_router)
     app.include_router(inbox_router)
+    app.include_router(control_router)
+    app.include_router(audit_router)
     app.include_router(streams_router)
     app.include_router(pages_router)
     return app

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from hookagent.durable.answering import StaleQuestion
+from hookagent.durable.kept_runs import WrongState
 from hookagent.errors import StoreError
 
 __all__ = ["MEDIA_TYPE", "Problem", "install", "problem_response"]
@@ -88,5 +89,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, http)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StaleQuestion, stale)
+    app.add_exception_handler(WrongState, stale)
     app.add_exception_handler(StoreError, store)
     app.add_exception_handler(Exception, unexpected)

@@ -10,16 +10,23 @@ from pydantic import BaseModel
 __all__ = [
     "AnswerOut",
     "Answered",
+    "ArgChange",
     "CallOut",
+    "ChangeOut",
+    "Forked",
     "PROBLEMS",
     "Page",
     "ProblemOut",
     "QuestionOut",
+    "ReplayOut",
+    "Resumed",
     "RunDetail",
     "RunOut",
     "SessionDetail",
     "SessionOut",
     "SessionRef",
+    "Submitted",
+    "VerifyOut",
     "problem",
 ]
 
@@ -62,6 +69,16 @@ class AnswerOut(BaseModel):
     updated_args: dict[str, Any] | None = None
 
 
+class ArgChange(BaseModel):
+    """One argument an earlier hook rewrote before the question was asked."""
+
+    key: str
+    before: Any = None
+    after: Any = None
+    change: str
+    """`changed`, `added` (the model did not give it) or `removed` (a hook took it out)."""
+
+
 class QuestionOut(BaseModel):
     id: str
     run_id: str
@@ -84,6 +101,11 @@ class QuestionOut(BaseModel):
     fingerprint: str | None
     answer: AnswerOut | None
     answered_at: float | None
+    original_args: dict[str, Any] | None = None
+    """The arguments as the model gave them, where the inbox found the call (GET /inbox)."""
+    rewritten: list[ArgChange] | None = None
+    """What hooks before the asking one changed: `original_args` against `args` (empty
+    when nothing; null where not looked up)."""
 
 
 class RunOut(BaseModel):
@@ -128,6 +150,54 @@ class CallOut(BaseModel):
 class Answered(BaseModel):
     question: QuestionOut
     resume: str
+
+
+class Resumed(BaseModel):
+    run: RunOut
+    """The run as claimed: it resumes in the server, in the background."""
+    events: str
+    """Where to follow it live."""
+
+
+class Forked(BaseModel):
+    session: SessionOut
+
+
+class Submitted(BaseModel):
+    run: RunOut
+    """The run written down as queued, for a `hookagent worker` to claim."""
+    session: SessionOut
+
+
+class ChangeOut(BaseModel):
+    """A decision that came out differently: where, before → after, and why now."""
+
+    point: str
+    step: int
+    call_id: str | None
+    before: str
+    after: str
+    reason: str | None
+
+
+class ReplayOut(BaseModel):
+    run_id: str
+    changed: int
+    decisions_before: int
+    decisions_after: int
+    changes: list[ChangeOut]
+
+
+class VerifyOut(BaseModel):
+    """An audit file's hash chain checked, as `hookagent audit verify --json` reports it."""
+
+    path: str
+    """As the request named it, relative to the server's files root."""
+    ok: bool
+    records: int
+    first_bad_line: int | None
+    problem: str | None
+    head: str
 
 
 class ProblemOut(BaseModel):
