@@ -58,6 +58,31 @@ def login_page(nonce: str, message: str | None = None) -> str:
     return _layout("Sign in", body)
 
 
+def _value(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _rewrites(item: dict[str, Any]) -> str:
+    """What hooks before the asking one changed in the call's arguments, a line per
+    argument as a unified diff shows it: `-` as the model gave it, `+` as asked about."""
+    changes = item.get("rewritten") or []
+    if not changes:
+        return ""
+    lines = []
+    for change in changes:
+        key = change["key"]
+        if change["change"] != "added":
+            lines.append(f"<del>- {_e(key)}: {_e(_value(change['before']))}</del>")
+        if change["change"] != "removed":
+            lines.append(f"<ins>+ {_e(key)}: {_e(_value(change['after']))}</ins>")
+    diff = "\n".join(lines)
+    return (
+        '<details class="rewritten" open><summary>Rewritten by earlier hooks '
+        f"({len(changes)} argument{'s' if len(changes) != 1 else ''})</summary>"
+        f'<pre class="diff">{diff}</pre></details>'
+    )
+
+
 def _question(item: dict[str, Any], csrf: str, can_answer: bool) -> str:
     session = item.get("session") or {}
     args = json.dumps(item.get("args"), indent=2, sort_keys=True, ensure_ascii=False)
@@ -86,7 +111,7 @@ def _question(item: dict[str, Any], csrf: str, can_answer: bool) -> str:
         f"<dt>Asked</dt><dd>{_when(item.get('created_at'))}</dd>"
         f"<dt>Expires</dt><dd>{_when(item.get('expires_at'))}, then "
         f"{_e(item.get('default'))}</dd></dl>"
-        f"<pre>{_e(args)}</pre>{form}</article>"
+        f"<pre>{_e(args)}</pre>{_rewrites(item)}{form}</article>"
     )
 
 

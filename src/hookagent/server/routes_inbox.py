@@ -4,6 +4,7 @@ implementation `hookagent approve`/`deny` use: a stale question is refused with 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, Self
 
 from fastapi import APIRouter, Request
@@ -13,7 +14,7 @@ from hookagent.durable.answering import answer_question, stale_reason
 from hookagent.server.auth import Approver, Viewer, store_of
 from hookagent.server.problems import Problem
 from hookagent.server.schemas import PROBLEMS, Answered, Page, QuestionOut, problem
-from hookagent.server.views import Limit, Offset, page, question_json
+from hookagent.server.views import Limit, Offset, arg_changes, given_args, page, question_json
 from hookagent.store.base import Store
 from hookagent.store.records import SessionRecord
 
@@ -59,22 +60,36 @@ class AnswerBody(BaseModel):
 async def inbox(
     request: Request, _: Viewer, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:
-    items, read = await pending(store_of(request), limit, offset)
+    items, read = await pending(store_of(request), limit, offset, rewrites=True)
     return page(items, limit, offset, read=read)
 
 
-async def pending(store: Store, limit: int, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+async def pending(
+    store: Store, limit: int, offset: int = 0, *, rewrites: bool = False
+) -> tuple[list[dict[str, Any]], int]:
     """The questions runs wait on now, as the inbox shows them, and how many the store read
-    for them (a question whose run went past it is left out)."""
+    for them (a question whose run went past it is left out). `rewrites`: with each call's
+    arguments as the model gave them and what earlier hooks changed in them (one more read
+    per run)."""
     found = await store.open_questions(limit=limit, offset=offset)
     sessions: dict[str, SessionRecord | None] = {}
+    conversations: dict[str, Sequence[str]] = {}
     items = []
     for question in found:
         if await stale_reason(store, question) is not None:
             continue  # expired, and its run went past it
         if question.session_id not in sessions:
             sessions[question.session_id] = await store.session(question.session_id)
-        items.append(question_json(question, sessions[question.session_id]))
+        item = question_json(question, sessions[question.session_id])
+        if rewrites and item["call_id"] is not None and isinstance(item["args"], dict):
+            if question.run_id not in conversations:
+                rows = await store.rows(question.run_id)
+                conversations[question.run_id] = rows.messages if rows is not None else ()
+            given = given_args(conversations[question.run_id], item["call_id"])
+            if given is not None:
+                item["original_args"] = given
+                item["rewritten"] = arg_changes(given, item["args"])
+        items.append(item)
     return items, len(found)
 
 

@@ -119,7 +119,7 @@ async def inbox(request: Request, done: str | None = None) -> Response:
 async def _inbox(
     request: Request, signed_in: WebSession, message: str | None, status: int = 200
 ) -> HTMLResponse:
-    items, _ = await pending(store_of(request), _INBOX_SIZE)
+    items, _ = await pending(store_of(request), _INBOX_SIZE, rewrites=True)
     token = signed_in.token
     page = inbox_page(
         items,

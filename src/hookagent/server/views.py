@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final
 
 from fastapi import Query
@@ -14,7 +14,17 @@ from fastapi import Query
 from hookagent.cli.session_views import question_dict, session_dict
 from hookagent.store.records import CallRecord, QuestionRecord, RunRecord, SessionRecord
 
-__all__ = ["Limit", "Offset", "call_json", "page", "question_json", "run_json", "session_json"]
+__all__ = [
+    "Limit",
+    "Offset",
+    "arg_changes",
+    "call_json",
+    "given_args",
+    "page",
+    "question_json",
+    "run_json",
+    "session_json",
+]
 
 
 _RUN_SCALARS: Final = (
@@ -91,3 +101,38 @@ def call_json(call: CallRecord) -> dict[str, Any]:
         "result": json.loads(call.result) if call.result else None,
         "updated_at": call.updated_at,
     }
+
+
+def given_args(messages: Sequence[str], call_id: str) -> dict[str, Any] | None:
+    """The arguments of call `call_id` as the model gave them, from a run's conversation
+    (newest first: a waiting run asks about a call of its last reply); None if not there."""
+    for text in reversed(messages):
+        data = json.loads(text)
+        for call in data.get("tool_calls") or () if isinstance(data, dict) else ():
+            if isinstance(call, dict) and call.get("id") == call_id:
+                args = call.get("args")
+                return args if isinstance(args, dict) else None
+    return None
+
+
+_MISSING: Final = object()
+
+
+def arg_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per argument, what changed from `before` to `after`, in key order: `changed`,
+    `added` or `removed`, with both values (a missing one null)."""
+    changes = []
+    for key in sorted({*before, *after}):
+        old, new = before.get(key, _MISSING), after.get(key, _MISSING)
+        if old == new:
+            continue
+        change = "added" if old is _MISSING else "removed" if new is _MISSING else "changed"
+        changes.append(
+            {
+                "key": key,
+                "before": None if old is _MISSING else old,
+                "after": None if new is _MISSING else new,
+                "change": change,
+            }
+        )
+    return changes
