@@ -7,8 +7,9 @@ by name. Only a run's checkpoint is not a plain value: it is kept as JSON text."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, fields
+from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from hookagent.errors import StoreError
@@ -41,6 +42,7 @@ __all__ = [
     "run_values",
     "session_record",
     "token_record",
+    "upserts",
     "values",
 ]
 
@@ -65,6 +67,8 @@ TOKEN_FIELDS: Final = tuple(TOKEN_COLUMNS.split(", "))
 """The columns, named as the records' fields they hold."""
 
 _CHECKPOINT_FIELDS: Final = frozenset(f.name for f in fields(Checkpoint))
+_ROW_TABLES: Final = ("messages", "steps", "decisions")
+"""The tables of a run's rows: JSON text by run and index."""
 
 
 def values(record: object, names: Sequence[str]) -> tuple[object, ...]:
@@ -128,10 +132,8 @@ def appended(flush: Flush) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
     parameters of the statement that writes each: messages, steps and decisions as `(run_id,
     idx, data)`, then journal entries, tool-call states and questions."""
     run_id = flush.run_id
-    for table, rows in (
-        ("messages", flush.messages),
-        ("steps", flush.steps),
-        ("decisions", flush.decisions),
+    for table, rows in zip(
+        _ROW_TABLES, (flush.messages, flush.steps, flush.decisions), strict=True
     ):
         if rows:
             yield table, [(run_id, idx, data) for idx, data in rows]
@@ -141,3 +143,12 @@ def appended(flush: Flush) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
         yield "tool_calls", [(run_id, *values(c, CALL_FIELDS)) for c in flush.calls]
     if flush.questions:
         yield "questions", [values(q, QUESTION_FIELDS) for q in flush.questions]
+
+
+def upserts(row: str, journal: str, call: str, question: str) -> Mapping[str, str]:
+    """Table → the statement that writes what `appended` gives for it; `row` is the one of
+    messages, steps and decisions, with `{table}` to fill in."""
+    statements = {table: row.format(table=table) for table in _ROW_TABLES}
+    return MappingProxyType(
+        {**statements, "journal": journal, "tool_calls": call, "questions": question}
+    )

@@ -9,11 +9,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
-from types import MappingProxyType
 from typing import Any, Final, Protocol, final
 from urllib.parse import unquote, urlsplit
 
-from hookagent.store.columns import CALL_COLUMNS, QUESTION_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS
+from hookagent.store.columns import (
+    CALL_COLUMNS,
+    QUESTION_COLUMNS,
+    RUN_COLUMNS,
+    SESSION_COLUMNS,
+    upserts,
+)
 
 __all__ = ["SQL", "Connection", "Row", "hide_password", "secrets"]
 
@@ -119,16 +124,7 @@ class SQL:
         f"INSERT INTO questions ({QUESTION_COLUMNS}) "
         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING"
     )
-    UPSERT: Final = MappingProxyType(
-        {
-            "messages": UPSERT_ROW.format(table="messages"),
-            "steps": UPSERT_ROW.format(table="steps"),
-            "decisions": UPSERT_ROW.format(table="decisions"),
-            "journal": UPSERT_JOURNAL,
-            "tool_calls": UPSERT_CALL,
-            "questions": INSERT_QUESTION,
-        }
-    )
+    UPSERT: Final = upserts(UPSERT_ROW, UPSERT_JOURNAL, UPSERT_CALL, INSERT_QUESTION)
     """Table → the statement that writes what a flush adds to it (`columns.appended`)."""
     UPDATE_RUN: Final = (
         "WITH r AS (UPDATE runs SET status = $2, scalars = $3, "

@@ -5,10 +5,9 @@ Tables without a natural order keep insertion order with SQLite's `rowid`."""
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Final, final
 
-from hookagent.store.columns import QUESTION_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS
+from hookagent.store.columns import QUESTION_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, upserts
 from hookagent.store.records import StoredRun
 
 __all__ = ["QUESTION_COLUMNS", "RUN_COLUMNS", "SESSION_COLUMNS", "SQL", "SQLiteRows"]
@@ -93,16 +92,7 @@ class SQL:
         f"INSERT INTO questions ({QUESTION_COLUMNS}) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
     )
-    UPSERT: Final = MappingProxyType(
-        {
-            "messages": UPSERT_ROW.format(table="messages"),
-            "steps": UPSERT_ROW.format(table="steps"),
-            "decisions": UPSERT_ROW.format(table="decisions"),
-            "journal": UPSERT_JOURNAL,
-            "tool_calls": UPSERT_CALL,
-            "questions": INSERT_QUESTION,
-        }
-    )
+    UPSERT: Final = upserts(UPSERT_ROW, UPSERT_JOURNAL, UPSERT_CALL, INSERT_QUESTION)
     """Table → the statement that writes what a flush adds to it (`columns.appended`)."""
     UPDATE_SESSION: Final = (
         "UPDATE sessions SET status = ?, updated_at = ? WHERE id = ? AND head_run_id = ?"
