@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from hookagent.agent import Agent
     from hookagent.builder import AgentBuilder
     from hookagent.capabilities.mcp import MCP
+    from hookagent.capabilities.notify import Notify
     from hookagent.claude.commands import Expansion
     from hookagent.models.base import Model
     from hookagent.store.base import Store
@@ -47,7 +48,7 @@ __all__ = [
 CLI_KEY: Final = "cli"
 """The key of a run's metadata that holds the options it was started with."""
 
-_NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store", "expansion"})
+_NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store", "expansion", "notify"})
 """Options of one invocation, not of the agent: never saved."""
 
 
@@ -107,6 +108,8 @@ class RunOptions:
     init: bool = False
     """`--init`: Claude Code Setup hooks fire (trigger `init`) before SessionStart, at the
     start of a new session's run."""
+    notify: Notify | None = None
+    """`--notify`: the webhooks told of each question (one process's; never saved)."""
 
     @property
     def durable(self) -> bool:
@@ -224,6 +227,8 @@ def _install_tools(builder: AgentBuilder, options: RunOptions) -> None:
             include_standard=options.discover_settings or options.claude_project is not None,
         )
         builder.with_(bash)
+    if options.notify is not None:
+        builder.with_(options.notify)
 
 
 def _install_settings(builder: AgentBuilder, options: RunOptions, mcp: MCP | None) -> None:

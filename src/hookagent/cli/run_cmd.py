@@ -19,6 +19,7 @@ from hookagent.cli.advice import ANSWER_LATER
 from hookagent.cli.agent_spec import RunOptions, connected_agent
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.exits import console, exit_code, guarded, interrupted, print_json
+from hookagent.cli.notify_option import NotifyInboxOpt, NotifyOpt, notified, with_notify
 from hookagent.cli.validate import check_run_options
 
 if TYPE_CHECKING:
@@ -203,6 +204,8 @@ def run(
             "`claude --init` does; `hookagent setup` fires them alone.",
         ),
     ] = False,
+    notify: NotifyOpt = None,
+    notify_inbox: NotifyInboxOpt = None,
 ) -> None:
     """Run PROMPT and show each step, tool call and hook decision as it happens."""
     options = RunOptions(
@@ -233,7 +236,12 @@ def run(
         claude_plugins=tuple(claude_plugin or ()),
         init=init,
     )
-    raise typer.Exit(guarded(lambda: _run_or_submit(options, ctx.info_name)))
+    command = ctx.info_name
+    raise typer.Exit(
+        guarded(
+            lambda: _run_or_submit(with_notify(options, notify, notify_inbox, command), command)
+        )
+    )
 
 
 def _run_or_submit(options: RunOptions, command: str | None) -> int:
@@ -267,7 +275,9 @@ def execute(options: RunOptions) -> int:
     async def go() -> tuple[RunResult, Model]:
         async with connected_agent(options) as (agent, model):  # MCP servers connected first
             approver = _terminal_approver(agent)
-            return await stream_run(agent, options.prompt, renderer, approver=approver), model
+            result = await stream_run(agent, options.prompt, renderer, approver=approver)
+        await notified(options.notify)
+        return result, model
 
     import asyncio
 

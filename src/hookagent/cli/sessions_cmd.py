@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
+from hookagent.cli.notify_option import NotifyInboxOpt, NotifyOpt
 from hookagent.cli.session_views import (
     detail_dict,
     emit_json,
@@ -230,6 +231,8 @@ def worker(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print each event as one JSON object per line.")
     ] = False,
+    notify: NotifyOpt = None,
+    notify_inbox: NotifyInboxOpt = None,
 ) -> None:
     """Take up the store's runnable runs one after another; Ctrl-C stops it.
 
@@ -240,7 +243,12 @@ def worker(
     raise typer.Exit(
         guard(
             lambda: run_worker(
-                store, poll=poll, once=once, max_runs=max_runs, json_output=json_output
+                store,
+                poll=poll,
+                once=once,
+                max_runs=max_runs,
+                json_output=json_output,
+                notify=(tuple(notify or ()), notify_inbox),
             )
         )
     )

@@ -13,17 +13,22 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from hookagent.cli.agent_spec import connected_agent, options_of
+from hookagent.cli.notify_option import notified, notifier
 from hookagent.cli.session_views import short
 from hookagent.cli.store_access import open_at
 from hookagent.durable.runner import lease_seconds, worker_name
 from hookagent.errors import ConfigError, LeaseLost, StoreError
 from hookagent.store.base import Store
 from hookagent.store.records import RunRecord
+
+if TYPE_CHECKING:
+    from hookagent.capabilities.notify import Delivery, Notify
 
 __all__ = ["run_worker", "work"]
 
@@ -39,25 +44,36 @@ def run_worker(
     once: bool,
     max_runs: int | None,
     json_output: bool = False,
+    notify: tuple[tuple[str, ...], str | None] = ((), None),
 ) -> int:
     """The worker on the store at `store_url` until it is told to stop (or Ctrl-C); exit 0.
-    `json_output`: each line is one JSON object (`time`, `event`, and the event's fields)."""
-    opened = open_at(store_url)
+    `json_output`: each line is one JSON object (`time`, `event`, and the event's fields).
+    `notify`: the `--notify` webhooks and `--notify-inbox` page; a message that failed for
+    good is logged as a `notify_failed` event."""
     log = _json_line if json_output else _text_line
+    notice = notifier(*notify, lambda failed: _failed(log, failed))
+    opened = open_at(store_url)
     try:
-        asyncio.run(work(opened, poll=poll, once=once, max_runs=max_runs, log=log))
+        asyncio.run(work(opened, poll=poll, once=once, max_runs=max_runs, log=log, notify=notice))
     except KeyboardInterrupt:
         log("stopped", "worker stopped")
     return 0
 
 
 async def work(
-    store: Store, *, poll: float, once: bool, max_runs: int | None, log: Log | None = None
+    store: Store,
+    *,
+    poll: float,
+    once: bool,
+    max_runs: int | None,
+    log: Log | None = None,
+    notify: Notify | None = None,
 ) -> None:
     """Claim, rebuild, resume, until told to stop. A run that cannot be rebuilt or resumed is
     held (its lease kept, under a name this worker then stops claiming with) until nothing
     else is runnable, then released: it neither blocks the runs behind it nor is retried in
-    a tight loop; its reason is logged once."""
+    a tight loop; its reason is logged once. `notify`: told of every question a run asks;
+    its messages go out while the worker goes on, and are waited for before it stops."""
     await store.open()
     base = worker_name()
     name, serial, handled = base, 0, 0
@@ -84,7 +100,7 @@ async def work(
                 await asyncio.sleep(poll)
                 continue
             label = await _session_label(store, run)
-            problem = await _take_up(store, run, name, label, log)
+            problem = await _take_up(store, run, name, label, log, notify)
             if problem is None:
                 handled += 1
                 continue
@@ -104,13 +120,16 @@ async def work(
     finally:
         for run_id, owner, epoch in held:
             await store.release(run_id, owner, epoch=epoch)
+        await notified(notify)
         await store.close()
 
 
-async def _take_up(store: Store, run: RunRecord, name: str, label: str, log: Log) -> str | None:
+async def _take_up(
+    store: Store, run: RunRecord, name: str, label: str, log: Log, notify: Notify | None
+) -> str | None:
     """Resume `run` under `name`; what went wrong if it could not be."""
     try:
-        async with connected_agent(options_of(run), store) as (agent, _):
+        async with connected_agent(replace(options_of(run), notify=notify), store) as (agent, _):
             try:
                 result = await agent.resume(run.id, worker=name)
             except LeaseLost:
@@ -147,6 +166,18 @@ async def _epoch(store: Store, run: RunRecord, name: str) -> int:
 async def _session_label(store: Store, run: RunRecord) -> str:
     session = await store.session(run.session_id)
     return session.name or session.id if session is not None else run.session_id
+
+
+def _failed(log: Log, failed: Delivery) -> None:
+    log(
+        "notify_failed",
+        str(failed),
+        run_id=failed.run_id,
+        question_id=failed.question_id,
+        url=failed.url,
+        attempts=failed.attempts,
+        error=failed.error,
+    )
 
 
 def _text_line(event: str, text: str, **fields: Any) -> None:
