@@ -2,8 +2,8 @@
 
 A tool never decides the fate of a run: whatever happens inside it (bad arguments, an
 exception, a block by a hook) becomes a `ToolResult` the model reads, unless an error policy
-says otherwise. Optional traits (`PreparesArgs`, `Reconciles`) are protocols a tool meets by
-having the method.
+says otherwise. Optional traits (`concurrent`, `idempotent`, `PreparesArgs`, `Reconciles`) are
+met by having the attribute; `Tool` lists them with their defaults.
 """
 
 from __future__ import annotations
@@ -107,7 +107,18 @@ class ToolContext:
 
 @runtime_checkable
 class Tool(Protocol):
-    """Anything with a name, a description, an argument schema and an async call."""
+    """Anything with a name, a description, an argument schema and an async call.
+
+    Optional traits, declared by having the attribute (read and checked once, when the tool
+    is registered, by `hookagent.tools.traits.traits_of`; a wrong one is a `ConfigError`):
+
+    - `concurrent: bool = False`: its calls may run at the same time as neighbouring calls
+      of the same step whose tools are concurrent too.
+    - `idempotent: bool = False`: a call left in doubt by a crash may simply run again.
+    - `prepare(args) -> args`: canonical arguments before hooks see them (`PreparesArgs`).
+    - `reconcile(args, key)`: settles a call left in doubt (`Reconciles`), within
+      `reconcile_timeout` seconds (a number above 0; default `RECONCILE_TIMEOUT`).
+    """
 
     @property
     def name(self) -> str: ...
