@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from cli.run_cli import hookagent
 from hookagent.cli.agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
 from hookagent.cli.worker_cmd import work
 from hookagent.server import create_app
@@ -290,3 +291,24 @@ async def test_a_symlink_out_of_the_files_root_and_a_server_without_one_are_refu
             f"/runs/{kept.run_id}/replay", json={"plugins": ["freeze.py"]}, headers=kept.approver
         )
     assert "reads no files" in detail(refused, 403)
+
+
+async def test_the_schema_types_every_new_endpoint(kept: Kept) -> None:
+    schema = (await kept.client.get("/openapi.json")).json()
+    expected = {
+        "/runs/{run_id}/resume": ("202", "Resumed"),
+        "/sessions/{key}/fork": ("201", "Forked"),
+        "/sessions/{key}/runs": ("201", "Submitted"),
+        "/runs/{run_id}/replay": ("200", "ReplayOut"),
+        "/audit/verify": ("200", "VerifyOut"),
+    }
+    for path, (status, model) in expected.items():
+        responses = schema["paths"][path]["post"]["responses"]
+        ref = responses[status]["content"]["application/json"]["schema"]["$ref"]
+        assert ref.endswith(f"/{model}"), (path, ref)
+        assert "problem+json" in str(responses["409" if path != "/audit/verify" else "403"])
+
+
+def test_serve_refuses_a_files_root_that_is_not_a_directory(tmp_path: Path) -> None:
+    done = hookagent(tmp_path, "serve", "--port", "0", "--files-root", "nope")
+    assert done.returncode == 2 and "--files-root nope: no such directory" in done.stderr
