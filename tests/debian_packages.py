@@ -1,17 +1,24 @@
-"""Debian packages the test setup installs for itself (PostgreSQL, bubblewrap), so a fresh
-machine runs every test with no step by hand: apt-get as root, the package lists refreshed
-once if they are stale, no standard input."""
+"""Debian packages the test setup installs for itself (PostgreSQL, bubblewrap, Chromium), so
+a fresh machine runs every test with no step by hand: apt-get as root, the package lists
+refreshed once if they are stale, no standard input; one install at a time across test
+processes (apt-get refuses to run while another holds dpkg's lock)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shlex
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 __all__ = ["NotInstalled", "apt_install"]
 
 INSTALL_TIMEOUT = 300.0
+LOCK = Path(tempfile.gettempdir()) / "hookagent-tests-apt.lock"
 
 
 class NotInstalled(Exception):
@@ -24,25 +31,38 @@ def apt_install(package: str, missing: str, remedy: str) -> None:
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
         raise NotInstalled(f"{missing} and this is not root with apt-get to install it; {remedy}")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", package]
+    wait = ["-o", f"DPkg::Lock::Timeout={int(INSTALL_TIMEOUT)}"]  # another apt-get's install
+    install = ["apt-get", *wait, "install", "-y", "-q", package]
     failure = ""
-    for attempt in ([install], [["apt-get", "update", "-q"], install]):  # stale lists: update
-        try:
-            for command in attempt:
-                subprocess.run(
-                    command,
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                    stdin=subprocess.DEVNULL,
-                    timeout=INSTALL_TIMEOUT,
-                )
-            return
-        except subprocess.CalledProcessError as exc:
-            failure = f"{shlex.join(exc.cmd)} failed: {tail(exc.stderr or exc.stdout)}"
-        except (subprocess.TimeoutExpired, OSError) as exc:
-            failure = f"installing {package} failed: {exc}"
+    with _one_at_a_time():
+        for attempt in ([install], [["apt-get", *wait, "update", "-q"], install]):  # stale lists
+            try:
+                for command in attempt:
+                    subprocess.run(
+                        command,
+                        env=env,
+                        check=True,
+                        capture_output=True,
+                        stdin=subprocess.DEVNULL,
+                        timeout=INSTALL_TIMEOUT,
+                    )
+                return
+            except subprocess.CalledProcessError as exc:
+                failure = f"{shlex.join(exc.cmd)} failed: {tail(exc.stderr or exc.stdout)}"
+            except (subprocess.TimeoutExpired, OSError) as exc:
+                failure = f"installing {package} failed: {exc}"
     raise NotInstalled(f"{failure}; {remedy}")
+
+
+@contextlib.contextmanager
+def _one_at_a_time() -> Iterator[None]:
+    """Hold the tests' install lock: test processes running side by side install in turn."""
+    with LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def tail(output: bytes | str | None, lines: int = 5) -> str:

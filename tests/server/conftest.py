@@ -17,6 +17,8 @@ from hookagent.store import tokens
 from hookagent.store.sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
 
+from . import browser_setup
+
 SECRET_METADATA = {"api_key": "sk-do-not-show-me"}
 
 
@@ -87,3 +89,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
             bearer(secrets["admin"]),
         )
     await store.close()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    terminalreporter.write_line(f"Browser tests: {browser_setup.describe()}")

@@ -16,7 +16,7 @@
   const describe = {
     step: (d) => "step " + d.index,
     tool_call: (d) => d.name + " " + JSON.stringify(d.args) + ": " + d.state,
-    decision: (d) => [d.point, d.hook, d.outcome, d.reason].filter(Boolean).join(" · "),
+    decision: (d) => [d.point, d.hook, d.outcome, d.reason, d.answer].filter(Boolean).join(" · "),
     status: (d) => d.status + (d.stop_reason ? " (" + d.stop_reason + ")" : ""),
   };
   for (const kind of Object.keys(describe)) {

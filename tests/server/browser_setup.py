@@ -1,0 +1,71 @@
+"""Chromium for the inbox's browser test, installed once per test session when missing.
+
+`ensure_chromium()` returns the path of a Chromium that Playwright's Python API (the `dev`
+extra) can drive: `HOOKAGENT_TEST_CHROMIUM` if set, else `chromium` on PATH, else Debian's
+`chromium` package installed with apt-get when we are root (as `tests/store/pg_server.py`
+installs PostgreSQL). Playwright's own browser downloads are never used: they need a CDN.
+When none can be had it returns None, and `describe()` says why in a line at the end of
+the test report.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from debian_packages import NotInstalled, apt_install
+
+ENV = "HOOKAGENT_TEST_CHROMIUM"
+REMEDY = f"install Chromium (Debian package `chromium`) or set {ENV} to a Chromium binary"
+
+_path: str | None = None
+_reason = ""
+_tried = False
+
+
+def ensure_chromium() -> str | None:
+    """A Chromium binary for Playwright, or None (then `reason()` says why); once a session."""
+    global _path, _reason, _tried
+    if not _tried:
+        _tried = True
+        try:
+            _path = _ensure()
+        except _Unavailable as exc:
+            _reason = str(exc)
+    return _path
+
+
+def reason() -> str:
+    """Why `ensure_chromium` found no browser ("" if it found one)."""
+    return _reason
+
+
+def describe() -> str:
+    """One line for the end of the test report: which Chromium the tests drove, or why none."""
+    if not _tried:
+        return "not needed by the tests that ran"
+    if _path is None:
+        return f"skipped: {_reason}"
+    return f"ran with {_path}"
+
+
+class _Unavailable(Exception):
+    """No Chromium for the browser tests, and why."""
+
+
+def _ensure() -> str:
+    given = os.environ.get(ENV, "").strip()
+    if given:
+        if not os.access(given, os.X_OK):
+            raise _Unavailable(f"{ENV}={given!r} is not an executable file")
+        return given
+    found = shutil.which("chromium")
+    if found is None:
+        try:
+            apt_install("chromium", "chromium is not on PATH", REMEDY)
+        except NotInstalled as exc:
+            raise _Unavailable(str(exc)) from exc
+        found = shutil.which("chromium")
+        if found is None:
+            raise _Unavailable(f"chromium is not on PATH after installing it; {REMEDY}")
+    return found
