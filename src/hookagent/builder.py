@@ -10,19 +10,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar, Unpack, final
+from typing import TYPE_CHECKING, Any, Self, TypeGuard, final
 
 from hookagent.agent import Agent
 from hookagent.capability import Capability
 from hookagent.errors import ConfigError
-from hookagent.hooks.hook import Hook, HookFn, HookOptions, make_hook
-from hookagent.hooks.points import HookPoint
+from hookagent.hooks.hook import Hook
 from hookagent.hooks.registry import HookRegistry
 from hookagent.kernel.context import Budgets
 from hookagent.models.base import Model
 from hookagent.models.resolve import resolve_model
 from hookagent.policies.error_policy import ErrorPolicy
 from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
+from hookagent.registration import HookRegistrations
 from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS, check_limit
 from hookagent.store.base import Store
 from hookagent.tools.base import Tool
@@ -30,11 +30,9 @@ from hookagent.tools.function import FunctionTool
 
 if TYPE_CHECKING:
     from hookagent.capabilities.structured_output import OutputMode, StructuredOutput
-    from hookagent.claude.options import ClaudeHookOptions
+    from hookagent.claude.bridge import ClaudeHooks
 
 __all__ = ["AgentBuilder"]
-
-E = TypeVar("E")
 
 
 class _Unset:
@@ -46,7 +44,7 @@ UNSET: Any = _Unset()
 
 
 @final
-class AgentBuilder:
+class AgentBuilder(HookRegistrations):
     def __init__(self) -> None:
         self._model: Model | None = None
         self._tools: dict[str, tuple[Tool, str]] = {}
@@ -164,48 +162,6 @@ class AgentBuilder:
 
         return self.with_(StructuredOutput(output_type, mode=mode, max_retries=max_retries))
 
-    def on(self, point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Self:
-        """Register `fn` at `point`; `options` as for `make_hook` (match, priority, tier,
-        kind, timeout, on_failure, always, blocking, quiet, name)."""
-        if not isinstance(point, HookPoint):
-            raise ConfigError(
-                f"{point!r} is not a hook point (use e.g. hookagent.BEFORE_TOOL)", key="on"
-            )
-        self._hooks.append(make_hook(point, fn, **options))
-        return self
-
-    def hook(self, hook: Hook[Any]) -> Self:
-        """Register a hook built elsewhere (with `make_hook`)."""
-        self._hooks.append(hook)
-        return self
-
-    def with_settings(
-        self,
-        *files: str | PathLike[str],
-        project_dir: str | PathLike[str] = ".",
-        discover: bool = False,
-        plugins: Iterable[str | PathLike[str]] = (),
-        options: ClaudeHookOptions | None = None,
-        allow_unsupported: bool = False,
-    ) -> Self:
-        """Run the Claude Code hooks of these settings files (command, http, prompt, agent).
-
-        With `discover=True` the standard locations are read too (managed policy, the user's
-        `~/.claude/settings.json`, the project's `.claude/settings.json` and
-        `.claude/settings.local.json`), merged as Claude Code merges them; `plugins` are
-        plugin folders whose `hooks/hooks.json` is read. An invalid file is a `ConfigError`
-        naming the file and the JSON path, and so are hooks hookagent would not run (an
-        `mcp_tool` handler, an event it does not fire) unless `allow_unsupported`:
-        then they are logged as not run and each run records them in its metadata.
-        """
-        from hookagent.claude.bridge import ClaudeHooks
-        from hookagent.claude.options import ClaudeHookOptions as Options
-        from hookagent.claude.sources import discover as find
-
-        settings = find(project_dir, explicit=files, plugin_dirs=plugins, include_standard=discover)
-        options = options or Options(project_dir=str(project_dir))
-        return self.with_(ClaudeHooks(settings, options, allow_unsupported=allow_unsupported))
-
     def limits(
         self,
         *,
@@ -317,6 +273,12 @@ class AgentBuilder:
             if limit is not None:
                 yield from limit.hooks()
         yield from self._error_policy.hooks()
+
+    def _add_hook(self, hook: Hook[Any]) -> None:
+        self._hooks.append(hook)
+
+    def _add_settings(self, claude: ClaudeHooks, files: tuple[str | PathLike[str], ...]) -> None:
+        self.with_(claude)
 
     def _add_tool(self, tool: Tool, owner: str) -> None:
         if not isinstance(tool, Tool):

@@ -18,18 +18,17 @@ import concurrent.futures
 import functools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from os import PathLike
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, ParamSpec, Self, TypeVar, Unpack, final, overload
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, Self, TypeVar, final, overload
 
-from hookagent.errors import ConfigError
 from hookagent.gate.result import GateResult
 from hookagent.gate.sequence import CallSequence
 from hookagent.gate.wrap import gated
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.events import RunEvent
-from hookagent.hooks.hook import Hook, HookFn, HookOptions, make_hook
+from hookagent.hooks.hook import Hook
 from hookagent.hooks.points import (
     AFTER_TOOL,
     BEFORE_TOOL,
@@ -47,15 +46,15 @@ from hookagent.kernel.result import DecisionLog
 from hookagent.kernel.state import RunState
 from hookagent.kernel.stream import DecisionMade, StreamEvent
 from hookagent.kernel.view import RunView
+from hookagent.registration import HookRegistrations
 
 if TYPE_CHECKING:
-    from hookagent.claude.options import ClaudeHookOptions
+    from hookagent.claude.bridge import ClaudeHooks
 
 __all__ = ["GATE_POINTS", "ToolGate"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-E = TypeVar("E")
 log = logging.getLogger("hookagent.gate")
 
 GATE_POINTS: Final[tuple[HookPoint[Any], ...]] = (
@@ -68,7 +67,7 @@ GATE_POINTS: Final[tuple[HookPoint[Any], ...]] = (
 
 
 @final
-class ToolGate:
+class ToolGate(HookRegistrations):
     """Hooks around calls of any function: `await gate.call(name, args, execute=fn)`.
 
     Register hooks with `on` (or `hook`), Claude Code settings files with `with_settings`;
@@ -77,6 +76,9 @@ class ToolGate:
     hooks see earlier decisions and metadata there (`run.decisions`, `run.metadata`); the
     default session's run id is `run_id`, a named session's is `<run_id>:<session>`.
     """
+
+    _FIRES = GATE_POINTS
+    _HOST = "a tool gate"
 
     def __init__(
         self,
@@ -94,76 +96,25 @@ class ToolGate:
         self._tick: float | None = None
         self._tick_known = False
 
-    # -- registration -------------------------------------------------------------------
-    def on(self, point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Self:
-        """Register `fn` at `point` (before_tool, after_tool, permission_request or
-        notification); `options` as for `make_hook` (match, priority, tier, kind, timeout,
-        on_failure, always, blocking, quiet, name)."""
-        self._check_point(point, "on")
-        return self.hook(make_hook(point, fn, **options))
-
-    def hook(self, hook: Hook[Any]) -> Self:
-        """Register a hook built elsewhere (with `make_hook`, or a capability's `hooks()`)."""
-        if not isinstance(hook, Hook):
-            raise ConfigError(f"{hook!r} is not a hook (build one with make_hook)", key="hook")
-        self._check_point(hook.point, f"hook {hook.id}")
-        self._add(hook)
-        return self
-
-    def with_settings(
-        self,
-        *files: str | PathLike[str],
-        project_dir: str | PathLike[str] = ".",
-        discover: bool = False,
-        plugins: Iterable[str | PathLike[str]] = (),
-        options: ClaudeHookOptions | None = None,
-        allow_unsupported: bool = False,
-    ) -> Self:
-        """Run the Claude Code command hooks of these settings files around every call:
-        PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest and Notification,
-        as `AgentBuilder.with_settings` installs them (the arguments are the same). Events
-        of an agent's loop (Stop, UserPromptSubmit, SessionStart…) have nothing to fire
-        them here and are left out. Call `aclose()` (or `end(session)`) when done, so the
-        transcript is flushed and `async` handlers are waited for."""
-        from hookagent.claude.bridge import ClaudeHooks
-        from hookagent.claude.options import ClaudeHookOptions as Options
-        from hookagent.claude.sources import discover as find
-
-        settings = find(project_dir, explicit=files, plugin_dirs=plugins, include_standard=discover)
-        options = options or Options(project_dir=str(project_dir))
-        claude = ClaudeHooks(settings, options, allow_unsupported=allow_unsupported)
-        left_out: list[str] = []
-        for hook in claude.hooks():
-            if hook.point in GATE_POINTS or hook.point is EXECUTION_END:
-                self._add(hook)  # execution_end: the Claude session ends with the gate's
-            else:
-                left_out.append(hook.name)
-        if left_out:
-            log.info("hooks of %s not run by a tool gate: %s", files, ", ".join(left_out))
-        return self
-
+    # -- registration (`on`, `hook`, `with_settings`: `HookRegistrations`) ----------------
     @property
     def hooks(self) -> tuple[Hook[Any], ...]:
         """Every registered hook, point by point, in the order each point runs them."""
         return tuple(self._registry)
 
-    def _add(self, hook: Hook[Any]) -> None:
+    def _add_hook(self, hook: Hook[Any]) -> None:
         self._registry.add(hook)
         self._tick_known = False
 
-    @staticmethod
-    def _check_point(point: object, key: str) -> None:
-        if not isinstance(point, HookPoint):
-            raise ConfigError(
-                f"{point!r} is not a hook point (use e.g. hookagent.BEFORE_TOOL)", key=key
-            )
-        if point not in GATE_POINTS:
-            names = ", ".join(p.name for p in GATE_POINTS)
-            raise ConfigError(
-                f"a tool gate fires only {names}; {point.name} belongs to an agent's loop",
-                key=key,
-                value=point.name,
-            )
+    def _add_settings(self, claude: ClaudeHooks, files: tuple[str | PathLike[str], ...]) -> None:
+        left_out: list[str] = []
+        for hook in claude.hooks():
+            if hook.point in GATE_POINTS or hook.point is EXECUTION_END:
+                self._add_hook(hook)  # execution_end: the Claude session ends with the gate's
+            else:
+                left_out.append(hook.name)
+        if left_out:
+            log.info("hooks of %s not run by a tool gate: %s", files, ", ".join(left_out))
 
     # -- calls ----------------------------------------------------------------------------
     async def call(
