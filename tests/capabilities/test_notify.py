@@ -8,8 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import hookagent as h
 from hookagent.capabilities.notify import Notify
+from hookagent.capabilities.notify.payload import inbox_link
 from hookagent.durable import sessions
 from hookagent.store.sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
@@ -164,3 +167,12 @@ async def test_text_escapes_what_slack_would_read_as_markup() -> None:
     assert "&lt;!channel&gt; &amp; prod" in body["text"] and "<!channel>" not in body["text"]
     assert "Go &lt;@U1&gt;?" in body["text"]
     assert body["args"] == {"env": "<!channel> & prod"}  # the fields stay as they are
+
+
+def test_the_link_leads_to_the_question_card_on_the_inbox_page() -> None:
+    pages = pytest.importorskip("hookagent.server.pages")
+    item = {"id": "765bf8b2f9e9", "run_id": "r1", "session_id": "s1", "args": {}}
+    page = pages.inbox_page([item], csrf="c", who="alice", can_answer=False, message=None)
+    link = inbox_link(INBOX, "765bf8b2f9e9")
+    assert link is not None and link.startswith(INBOX + "#")
+    assert f'<article class="card" id="{link.split("#")[1]}"' in page

@@ -100,7 +100,7 @@ def _question(item: dict[str, Any], csrf: str, can_answer: bool) -> str:
         else "<p>Your token may read only: an approver's answers.</p>"
     )
     return (
-        f'<article class="card" data-question="{_e(item["id"])}">'
+        f'<article class="card" id="q-{_e(item["id"])}" data-question="{_e(item["id"])}">'
         f"<h2>{_e(item.get('tool'))}</h2>"
         f"<p>{_e(item.get('question'))}</p>"
         "<dl>"
