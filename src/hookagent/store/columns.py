@@ -145,10 +145,25 @@ def appended(flush: Flush) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
         yield "questions", [values(q, QUESTION_FIELDS) for q in flush.questions]
 
 
-def upserts(row: str, journal: str, call: str, question: str) -> Mapping[str, str]:
-    """Table → the statement that writes what `appended` gives for it; `row` is the one of
-    messages, steps and decisions, with `{table}` to fill in."""
+def upserts(mark: str, *, row: str, journal: str) -> Mapping[str, str]:
+    """Table → the statement that writes what `appended` gives for it. Tool calls and
+    questions are written alike in every dialect, with parameters numbered after `mark` (`?`
+    or `$`); `row` (for messages, steps and decisions, with `{table}` to fill in) and
+    `journal` are the dialect's own."""
+    call = (
+        f"INSERT INTO tool_calls (run_id, {CALL_COLUMNS}) VALUES "
+        f"({_marks(mark, 1 + len(CALL_FIELDS))}) ON CONFLICT (run_id, call_id) DO UPDATE SET "
+        + ", ".join(f"{name} = excluded.{name}" for name in CALL_FIELDS[1:])
+    )
+    question = (
+        f"INSERT INTO questions ({QUESTION_COLUMNS}) "
+        f"VALUES ({_marks(mark, len(QUESTION_FIELDS))}) ON CONFLICT (id) DO NOTHING"
+    )
     statements = {table: row.format(table=table) for table in _ROW_TABLES}
     return MappingProxyType(
         {**statements, "journal": journal, "tool_calls": call, "questions": question}
     )
+
+
+def _marks(mark: str, count: int) -> str:
+    return ", ".join(f"{mark}{n}" for n in range(1, count + 1))

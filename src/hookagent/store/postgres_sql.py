@@ -113,18 +113,7 @@ class SQL:
     )
     """A new entry goes last; one written again keeps its place (its `seq`)."""
     DROP_JOURNAL: Final = "DELETE FROM journal WHERE run_id = $1 AND segment < $2"
-    UPSERT_CALL: Final = (
-        f"INSERT INTO tool_calls (run_id, {CALL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-        "$8, $9) ON CONFLICT (run_id, call_id) DO UPDATE SET step = EXCLUDED.step, "
-        "name = EXCLUDED.name, args = EXCLUDED.args, "
-        "idempotency_key = EXCLUDED.idempotency_key, state = EXCLUDED.state, "
-        "result = EXCLUDED.result, updated_at = EXCLUDED.updated_at"
-    )
-    INSERT_QUESTION: Final = (
-        f"INSERT INTO questions ({QUESTION_COLUMNS}) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING"
-    )
-    UPSERT: Final = upserts(UPSERT_ROW, UPSERT_JOURNAL, UPSERT_CALL, INSERT_QUESTION)
+    UPSERT: Final = upserts("$", row=UPSERT_ROW, journal=UPSERT_JOURNAL)
     """Table → the statement that writes what a flush adds to it (`columns.appended`)."""
     UPDATE_RUN: Final = (
         "WITH r AS (UPDATE runs SET status = $2, scalars = $3, "

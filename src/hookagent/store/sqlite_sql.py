@@ -80,19 +80,7 @@ class SQL:
         "DO UPDATE SET kind = excluded.kind, data = excluded.data"
     )
     """A retried entry keeps its row, so the journal stays in first-write order."""
-    UPSERT_CALL: Final = (
-        "INSERT INTO tool_calls (run_id, call_id, step, name, args, idempotency_key, "
-        "state, result, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (run_id, call_id) DO UPDATE SET step = excluded.step, "
-        "name = excluded.name, args = excluded.args, "
-        "idempotency_key = excluded.idempotency_key, state = excluded.state, "
-        "result = excluded.result, updated_at = excluded.updated_at"
-    )
-    INSERT_QUESTION: Final = (
-        f"INSERT INTO questions ({QUESTION_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
-    )
-    UPSERT: Final = upserts(UPSERT_ROW, UPSERT_JOURNAL, UPSERT_CALL, INSERT_QUESTION)
+    UPSERT: Final = upserts("?", row=UPSERT_ROW, journal=UPSERT_JOURNAL)
     """Table → the statement that writes what a flush adds to it (`columns.appended`)."""
     UPDATE_SESSION: Final = (
         "UPDATE sessions SET status = ?, updated_at = ? WHERE id = ? AND head_run_id = ?"
