@@ -108,7 +108,8 @@ def given_args(messages: Sequence[str], call_id: str) -> dict[str, Any] | None:
     (newest first: a waiting run asks about a call of its last reply); None if not there."""
     for text in reversed(messages):
         data = json.loads(text)
-        for call in data.get("tool_calls") or () if isinstance(data, dict) else ():
+        calls = data.get("tool_calls") if isinstance(data, dict) else None
+        for call in calls or ():
             if isinstance(call, dict) and call.get("id") == call_id:
                 args = call.get("args")
                 return args if isinstance(args, dict) else None
