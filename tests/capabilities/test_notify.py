@@ -5,6 +5,7 @@ asked, and a resumed run does not send its answered question again."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,27 @@ async def test_a_paused_run_asked_again_posts_the_new_question(tmp_path: Path) -
             assert all(b["link"] is None for b in hook.bodies)  # no inbox_url given
     finally:
         await store.close()
+
+
+async def test_a_run_kept_in_a_store_that_asks_its_approver_posts_at_once(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteStore(tmp_path / "sessions.db")
+    await store.open()
+    try:
+        with webhook() as hook:
+            notify = Notify(hook.url, backoff=0.01, find_within=60)
+            agent = builder(notify, deploying(), reply("Done.")).store(store).build()
+            result = await agent.run("ship it", session="ops", approver=lambda q: True)
+            started = time.monotonic()
+            await notify.drain()
+            assert time.monotonic() - started < 30  # not left looking for a stored question
+    finally:
+        await store.close()
+    assert result.status == "completed"
+    [body] = hook.bodies
+    assert body["question_id"] is None and body["session_id"] == result.state.session_id
+    assert body["expires_at"] == body["asked_at"] + 3600
 
 
 async def test_nothing_is_posted_when_a_permission_hook_answers_or_nobody_asks() -> None:

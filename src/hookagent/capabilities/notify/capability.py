@@ -1,10 +1,11 @@
 """`Notify`: POST a JSON message to webhooks each time a run asks a human a question.
 
-Two observer hooks, which never vote: at `permission_request` (a human is about to be asked,
-unless a permission hook answers first) the question is taken down; at `notification`
-(`permission_prompt`: the run's approver is being asked, in this process) it is sent. A run
-kept in a store and with no approver pauses instead: the question is then looked up in the
-store, for its id (the inbox link names it) and its expiry, and sent.
+Two observer hooks, which never vote. At `permission_request` a human is about to be asked,
+unless a permission hook answered (this hook runs last and sees the fold's outcome): a run
+kept nowhere asks its approver, so the question is sent at once. A run kept in a store
+either pauses, and its question is then looked up in the store for its id (the inbox link
+names it) and its expiry, and sent; or, with an approver, asks it in this process, which the
+`notification` hook (`permission_prompt`) sees: the question is sent at once, without an id.
 
 Delivery is fire-and-forget for the run: each message is a task of its own, retried with
 backoff (`Retry`), and a failure never reaches the run. It is logged (logger
@@ -124,8 +125,8 @@ class Notify:
         self.find_within = float(find_within)
         self.on_failure = on_failure
         self._store: Store | None = None
-        self._asked: dict[str, Asked] = {}
-        """Run id → the question its approver is about to be asked."""
+        self._looking: list[Asked] = []
+        """Questions of runs kept in a store, looked up there until found or prompted."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._deliveries: list[Delivery] = []
 
@@ -187,18 +188,26 @@ class Notify:
             agent_type=run.agent_type,
             asked_at=time.time(),
         )
-        self._asked[run.run_id] = asked
-        if self._store is not None and run.session_id is not None:
+        if self._store is None or run.session_id is None:
+            self._start(self._send(asked, None, _expiry(asked), None))
+        else:
+            self._looking.append(asked)
             self._start(self._pause_of(asked, self._store))
 
     def _prompted(self, event: NotificationEvent) -> None:
+        """A run kept in a store asks its approver: the question is not stored."""
         if event.kind != "permission_prompt":
             return
-        asked = self._asked.pop(event.run.run_id, None)
-        if asked is not None:  # asked in this process: no question in a store
-            timeout = asked.question.timeout
-            expires = asked.asked_at + timeout if timeout is not None else None
-            self._start(self._send(asked, None, expires, None))
+        for asked in self._looking:
+            question = asked.question
+            if (
+                question.run_id == event.run.run_id
+                and question.question == event.message
+                and question.point == event.details.get("point")
+            ):
+                self._claim(asked)
+                self._start(self._send(asked, None, _expiry(asked), None))
+                return
 
     # -- delivery ---------------------------------------------------------------------
     def _start(self, job: Any) -> None:
@@ -206,27 +215,45 @@ class Notify:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def _still_looking(self, asked: Asked) -> bool:
+        return any(item is asked for item in self._looking)
+
     async def _pause_of(self, asked: Asked, store: Store) -> None:
-        """Wait for the question the paused run left in the store, then send it; give up
-        looking when the approver is asked instead, or after `find_within` seconds."""
-        run_id = asked.question.run_id
+        """Wait for the question the paused run left in the store, then send it; stop
+        looking when the approver is asked instead (`_prompted` sends it), or after
+        `find_within` seconds."""
         found: QuestionRecord | None = None
+        session: SessionRecord | None = None
         deadline, wait = time.monotonic() + self.find_within, 0.01
-        while self._asked.get(run_id) is asked:
-            found = _match(asked, await store.questions(run_id, pending=True))
-            if found is not None or time.monotonic() >= deadline:
-                break
-            await asyncio.sleep(wait)
-            wait = min(wait * 2, 0.25)
-        if self._asked.get(run_id) is not asked:
-            return  # the approver in this process is asked: `_prompted` sends it
-        del self._asked[run_id]
-        session = await store.session(asked.session_id) if asked.session_id else None
+        claimed = False
+        try:
+            while self._still_looking(asked):
+                found = _match(asked, await store.questions(asked.question.run_id))
+                if found is not None or time.monotonic() >= deadline:
+                    break
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, 0.25)
+            claimed = self._claim(asked)
+            if claimed:
+                session = await store.session(asked.session_id) if asked.session_id else None
+        except Exception as exc:  # the store failed or closed: the message still goes
+            log.warning("the store could not be read for a question: %s", exc)
+            claimed = claimed or self._claim(asked)
+        if not claimed:
+            return
         if found is None:
-            log.warning("question of run %s not found in the store: sent without its id", run_id)
+            log.warning("question of run %s sent without its id", asked.question.run_id)
             await self._send(asked, None, None, session)
         else:
             await self._send(asked, found.id, found.expires_at, session)
+
+    def _claim(self, asked: Asked) -> bool:
+        """Take `asked` off the questions looked up: False if `_prompted` took it first."""
+        for index, item in enumerate(self._looking):
+            if item is asked:
+                del self._looking[index]
+                return True
+        return False
 
     async def _send(
         self,
@@ -299,6 +326,11 @@ def _match(asked: Asked, records: list[QuestionRecord]) -> QuestionRecord | None
         if tuple(data.get(key) for key in keys) == want:
             return record
     return None
+
+
+def _expiry(asked: Asked) -> float | None:
+    timeout = asked.question.timeout
+    return asked.asked_at + timeout if timeout is not None else None
 
 
 def _checked_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
