@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from hookagent.cli.shared_options import JsonOpt
+
 __all__ = ["audit_app"]
 
 audit_app = typer.Typer(
@@ -22,7 +24,7 @@ audit_app = typer.Typer(
 @audit_app.command("verify")
 def verify_command(
     file: Annotated[Path, typer.Argument(help="The audit file (JSONL) an AuditTrail wrote.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
     head: Annotated[
         str | None,
         typer.Option(

@@ -29,6 +29,7 @@ from hookagent.cli.agent_spec import RunOptions
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.hooks_check import check_report, handler_text, print_check
 from hookagent.cli.settings_files import read_settings, settings_files, settings_line
+from hookagent.cli.shared_options import JsonOpt
 from hookagent.cli.validate import existing_dir
 from hookagent.errors import ConfigError
 
@@ -104,7 +105,7 @@ def check(
     strict: Annotated[
         bool, typer.Option("--strict", help="Count warnings as errors (exit 1).")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
     wide: Annotated[
         bool,
         typer.Option("--wide", help="One line per handler, however long (default: wrapped)."),
@@ -146,7 +147,7 @@ def test(
         typer.Option("--command", "-c", help="Test this command instead of settings files."),
     ] = None,
     cwd: Annotated[Path | None, typer.Option(help="Working directory of the hooks.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
     project: ProjectOpt = Path("."),
     no_discover: NoDiscoverOpt = False,
     discover_settings: DiscoverOpt = False,

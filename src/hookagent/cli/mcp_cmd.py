@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 
+from hookagent.cli.shared_options import JsonOpt
 from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def ls(
     discover_settings: Annotated[
         bool, typer.Option("--discover-settings", help="Also read the project's .mcp.json.")
     ] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_output: JsonOpt = False,
 ) -> None:
     """The configured servers, where each is configured, whether it connects, and its tools.
 

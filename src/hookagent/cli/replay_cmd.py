@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from hookagent.cli.plugins import apply_plugins
+from hookagent.cli.shared_options import JsonOpt, StoreOpt
 from hookagent.cli.store_access import existing, guard, in_store
 
 if TYPE_CHECKING:
@@ -43,10 +44,8 @@ def replay_command(
         list[str] | None,
         typer.Option("--plugin", "-p", metavar="FILE_OR_MODULE", help="Use these plugins instead."),
     ] = None,
-    store: Annotated[
-        str | None, typer.Option("--store", metavar="URL", help="The store (default: .hookagent).")
-    ] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    store: StoreOpt = None,
+    json_output: JsonOpt = False,
     run_id: Annotated[
         str | None,
         typer.Option(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
+from hookagent.cli.shared_options import JsonOpt
 
 if TYPE_CHECKING:
     from hookagent.claude.model import LoadedSettings
@@ -57,7 +58,7 @@ def setup(
     ] = False,
     claude_project: ClaudeProjectOption = None,
     claude_plugin: ClaudePluginOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Fire the Claude Code Setup hooks (trigger init, or maintenance) and exit."""
     from hookagent.cli.hooks_cmd import _guard
