@@ -11,12 +11,14 @@ when set: the README's `docs/inbox.png` is made so."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
 import shutil
 import signal
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +29,11 @@ import pytest
 from cli.run_cli import hookagent
 from cli.test_serve_cli import serve, tokens
 from cli.test_sessions_cli import PLUGIN, SCRIPT, deployed, start
+from hookagent.store.sqlite import SQLiteStore
+from hookagent.testing import turn
 
 from . import browser_setup
+from .conftest import agent
 
 pytestmark = pytest.mark.browser
 
@@ -290,3 +295,35 @@ def test_a_question_past_its_expiry_is_marked_on_the_page_which_does_not_reload(
     inbox.wait_for_timeout(3_000)  # six polls of the stream
     assert loads == []
     expect(card(inbox)).to_have_count(1)
+
+
+async def pause_runs(project: Path, count: int) -> None:
+    """`count` runs of sessions of their own, each paused on a question, in the project's
+    store: made by the real kernel, in this process."""
+    store = SQLiteStore(project / ".hookagent" / "sessions.db")
+    await store.open()
+    try:
+        for index in range(count):
+            call = turn("Deploying.", {"name": "deploy", "args": {"env": "prod"}, "id": "c1"})
+            paused = await agent(store, project / "audit.jsonl", call).run(
+                "ship it", session=f"ship-{index}"
+            )
+            assert paused.status == "waiting"
+    finally:
+        await store.close()
+
+
+def test_an_inbox_longer_than_the_page_does_not_reload_it(
+    served: Served, context: BrowserContext
+) -> None:
+    """The page shows the newest questions, as many as the inbox stream follows: a question
+    the stream names is one the page shows (or one asked since), never one it leaves out."""
+    with ThreadPoolExecutor(1) as thread:  # Playwright's loop holds this thread
+        thread.submit(asyncio.run, pause_runs(served.project, 201)).result()
+    inbox = sign_in(context, served.url, served.approver)
+    inbox.wait_for_load_state("load")
+    expect(card(inbox)).to_have_count(200)
+    loads: list[str] = []
+    inbox.on("load", lambda page: loads.append(page.url))
+    inbox.wait_for_timeout(3_000)  # six polls of the stream
+    assert loads == []

@@ -20,6 +20,7 @@ from hookagent.server.auth import store_of
 from hookagent.server.pages import inbox_page, login_page, run_page
 from hookagent.server.problems import Problem
 from hookagent.server.routes_inbox import pending
+from hookagent.server.streams import INBOX_WINDOW
 from hookagent.server.views import run_json
 from hookagent.server.web_session import WebSession
 from hookagent.store import tokens
@@ -40,7 +41,6 @@ _HEADERS: Final = {
     "Cache-Control": "no-store",
 }
 _DONE: Final = {"approve": "Approved.", "deny": "Denied."}
-_INBOX_SIZE: Final = 200
 
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
@@ -119,7 +119,7 @@ async def inbox(request: Request, done: str | None = None) -> Response:
 async def _inbox(
     request: Request, signed_in: WebSession, message: str | None, status: int = 200
 ) -> HTMLResponse:
-    items, _ = await pending(store_of(request), _INBOX_SIZE, rewrites=True)
+    items, _ = await pending(store_of(request), INBOX_WINDOW, rewrites=True)
     token = signed_in.token
     page = inbox_page(
         items,

@@ -24,14 +24,16 @@ from hookagent.server.schemas import PROBLEMS
 from hookagent.server.views import call_json, question_json, run_json
 from hookagent.store.base import Store
 
-__all__ = ["ENDED", "router"]
+__all__ = ["ENDED", "INBOX_WINDOW", "router"]
 
 router = APIRouter(responses=PROBLEMS)
 ENDED: Final = frozenset({"completed", "failed", "stopped"})
 """A run in one of these states has nothing more to record: its stream ends after it."""
 _PING: Final = 15
-_INBOX_WINDOW: Final = 500
-"""The newest waiting questions the inbox stream follows."""
+INBOX_WINDOW: Final = 200
+"""The newest waiting questions the inbox stream follows, and the inbox page shows: the same
+count, so that a question the stream names is one the page shows (a page reloading for one
+it leaves out would reload without end)."""
 
 
 def _interval(request: Request) -> float:
@@ -160,7 +162,7 @@ async def _follow_inbox(
     expired: set[str] = set()
     count = 0
     while True:
-        waiting, _ = await pending(store, _INBOX_WINDOW)
+        waiting, _ = await pending(store, INBOX_WINDOW)
         now = time.time()
         for item in reversed(waiting):  # oldest first, as they were asked
             if item["id"] not in shown:
