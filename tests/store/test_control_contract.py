@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from hookagent.errors import StoreError
-from hookagent.store import Flush, SessionRecord, Store, TokenRecord
+from hookagent.store import Flush, QuestionRecord, SessionRecord, Store, TokenRecord
 
 from .test_contract import question_record, run_record, started
 
@@ -71,6 +71,33 @@ async def test_open_questions_are_the_unanswered_ones_of_waiting_runs_newest_fir
     assert [q.id for q in await store.open_questions(limit=1, offset=1)] == ["q3"]
     await store.answer("q2", '{"approved": true}', 7.0)
     assert [q.id for q in await store.open_questions()] == ["q3", "q1"]
+
+
+async def test_the_inbox_is_the_questions_runs_wait_on_now_with_their_sessions(
+    store: Store,
+) -> None:
+    await started(store, rid="r1", sid="s1")
+    await started(store, rid="r2", sid="s2")
+    await started(store, rid="r3", sid="s3")
+    qs = [
+        question_record("q1", run_id="r1", session_id="s1", created_at=1.0),
+        question_record("q2", run_id="r1", session_id="s1", created_at=5.0),
+        question_record("q3", run_id="r2", session_id="s2", created_at=3.0),
+        question_record("q4", run_id="r3", session_id="s3", created_at=9.0),
+    ]
+    await store.flush(Flush(run_id="r1", status="waiting", scalars="{}", at=6, questions=qs[:2]))
+    await store.flush(Flush(run_id="r2", status="waiting", scalars="{}", at=6, questions=qs[2:3]))
+    await store.flush(Flush(run_id="r3", status="running", scalars="{}", at=9, questions=qs[3:]))
+
+    def shown(found: list[tuple[QuestionRecord, SessionRecord | None]]) -> list[tuple[str, str]]:
+        return [(q.id, s.id if s is not None else "-") for q, s in found]
+
+    # q1: its run went past it (q2); q4: its run is not waiting
+    assert shown(await store.inbox()) == [("q2", "s1"), ("q3", "s2")]
+    [(question, session)] = await store.inbox(limit=1, offset=1)
+    assert question == qs[2] and session == await store.session("s2")
+    await store.answer("q2", '{"approved": true}', 7.0)
+    assert shown(await store.inbox()) == [("q3", "s2")]
 
 
 async def test_tokens_are_kept_by_digest_listed_and_revoked_once(store: Store) -> None:

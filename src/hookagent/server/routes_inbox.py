@@ -10,13 +10,12 @@ from typing import Any, Literal, Self
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from hookagent.durable.answering import answer_question, stale_reason
+from hookagent.durable.answering import answer_question
 from hookagent.server.auth import Approver, Viewer, store_of
 from hookagent.server.problems import Problem
 from hookagent.server.schemas import PROBLEMS, Answered, Page, QuestionOut, problem
 from hookagent.server.views import Limit, Offset, arg_changes, given_args, page, question_json
 from hookagent.store.base import Store
-from hookagent.store.records import SessionRecord
 
 __all__ = ["AnswerBody", "pending", "router"]
 
@@ -67,20 +66,15 @@ async def inbox(
 async def pending(
     store: Store, limit: int, offset: int = 0, *, rewrites: bool = False
 ) -> tuple[list[dict[str, Any]], int]:
-    """The questions runs wait on now, as the inbox shows them, and how many the store read
-    for them (a question whose run went past it is left out). `rewrites`: with each call's
+    """The questions runs wait on now, as the inbox shows them, with their sessions, in one
+    read of the store (`Store.inbox`), and how many it read. `rewrites`: with each call's
     arguments as the model gave them and what earlier hooks changed in them (one more read
-    per run)."""
-    found = await store.open_questions(limit=limit, offset=offset)
-    sessions: dict[str, SessionRecord | None] = {}
+    per run asking about a call)."""
+    found = await store.inbox(limit=limit, offset=offset)
     conversations: dict[str, Sequence[str]] = {}
     items = []
-    for question in found:
-        if await stale_reason(store, question) is not None:
-            continue  # expired, and its run went past it
-        if question.session_id not in sessions:
-            sessions[question.session_id] = await store.session(question.session_id)
-        item = question_json(question, sessions[question.session_id])
+    for question, session in found:
+        item = question_json(question, session)
         if rewrites and item["call_id"] is not None and isinstance(item["args"], dict):
             if question.run_id not in conversations:
                 rows = await store.rows(question.run_id)

@@ -136,6 +136,14 @@ class Store(Protocol):
         """The unanswered questions of every waiting run, newest first."""
         ...
 
+    async def inbox(
+        self, *, limit: int = 100, offset: int = 0
+    ) -> list[tuple[QuestionRecord, SessionRecord | None]]:
+        """The questions runs wait on now, newest first, each with its session, in one
+        read: `open_questions` less each one its run went past (the run asked a newer
+        question: stale, as `durable.answering` has it)."""
+        ...
+
     async def create_token(self, token: TokenRecord) -> None:
         """Keep a bearer token (not revoked); a `StoreError` if its id or digest exists."""
         ...

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, final
 from hookagent.errors import StoreError
 from hookagent.store.columns import (
     QUESTION_COLUMNS,
+    QUESTION_FIELDS,
     SESSION_COLUMNS,
+    SESSION_FIELDS,
     TOKEN_COLUMNS,
     question_record,
     session_record,
@@ -48,6 +50,7 @@ class ControlSQL:
 
     __slots__ = (
         "dialect",
+        "inbox",
         "insert_token",
         "open_questions",
         "question",
@@ -66,6 +69,18 @@ class ControlSQL:
             f"ORDER BY created_at DESC, {order} DESC LIMIT {p}1 OFFSET {p}2"
         )
         """The inbox: from the waiting runs (by `runs_by_status`) to their questions."""
+        asked = ", ".join(f"q.{column}" for column in QUESTION_FIELDS)
+        sessions = ", ".join(f"s.{column}" for column in SESSION_FIELDS)
+        self.inbox = (
+            f"SELECT {asked}, {sessions} FROM questions q "
+            "LEFT JOIN sessions s ON s.id = q.session_id WHERE q.answer IS NULL "
+            "AND q.run_id IN (SELECT id FROM runs WHERE status = 'waiting') "
+            "AND NOT EXISTS (SELECT 1 FROM questions n "
+            "WHERE n.run_id = q.run_id AND n.created_at > q.created_at) "
+            f"ORDER BY q.created_at DESC, q.{order} DESC LIMIT {p}1 OFFSET {p}2"
+        )
+        """`open_questions` less those their runs went past (a newer question of the same run,
+        by `questions_by_run`), each with its session."""
         self.insert_token = (
             f"INSERT INTO tokens ({TOKEN_COLUMNS}) "
             f"VALUES ({p}1, {p}2, {p}3, {p}4, {p}5, NULL) ON CONFLICT DO NOTHING"
@@ -127,6 +142,16 @@ class SQLControl:
         sql = self._control.open_questions
         return [
             question_record(r) for r in await self._fetch("list open questions", sql, limit, offset)
+        ]
+
+    async def inbox(
+        self, *, limit: int = 100, offset: int = 0
+    ) -> list[tuple[QuestionRecord, SessionRecord | None]]:
+        rows = await self._fetch("read the inbox", self._control.inbox, limit, offset)
+        n = len(QUESTION_FIELDS)
+        return [
+            (question_record(row[:n]), session_record(row[n:]) if row[n] is not None else None)
+            for row in (tuple(r) for r in rows)
         ]
 
     async def create_token(self, token: TokenRecord) -> None:

@@ -277,6 +277,22 @@ class MemoryStore:
         found.sort(key=lambda q: q.created_at, reverse=True)
         return [copy.copy(q) for q in found[offset : offset + limit]]
 
+    async def inbox(
+        self, *, limit: int = 100, offset: int = 0
+    ) -> list[tuple[QuestionRecord, SessionRecord | None]]:
+        newest: dict[str, float] = {}
+        for q in self._questions.values():
+            newest[q.run_id] = max(newest.get(q.run_id, q.created_at), q.created_at)
+        current = [
+            q
+            for q in await self.open_questions(limit=len(self._questions))
+            if q.created_at >= newest[q.run_id]
+        ]
+        return [
+            (q, copy.copy(self._sessions[q.session_id]) if q.session_id in self._sessions else None)
+            for q in current[offset : offset + limit]
+        ]
+
     async def create_token(self, token: TokenRecord) -> None:
         if token.id in self._tokens or any(t.digest == token.digest for t in self._tokens.values()):
             raise StoreError(f"{self.url}: token {token.id} exists already")
