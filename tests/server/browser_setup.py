@@ -24,8 +24,14 @@ _tried = False
 
 
 def ensure_chromium() -> str | None:
-    """A Chromium binary for Playwright, or None (then `reason()` says why); once a session."""
+    """A Chromium binary for Playwright, or None (then `reason()` says why); once a session.
+    A `HOOKAGENT_TEST_CHROMIUM` that is no executable file is a ValueError, not a skip."""
     global _path, _reason, _tried
+    given = os.environ.get(ENV, "").strip()
+    if given:
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise ValueError(f"{ENV}={given!r} is not an executable file")
+        _path, _tried = given, True
     if not _tried:
         _tried = True
         try:
@@ -54,11 +60,6 @@ class _Unavailable(Exception):
 
 
 def _ensure() -> str:
-    given = os.environ.get(ENV, "").strip()
-    if given:
-        if not os.access(given, os.X_OK):
-            raise _Unavailable(f"{ENV}={given!r} is not an executable file")
-        return given
     found = shutil.which("chromium")
     if found is None:
         try:
