@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import ssl
 import time
 
 import pytest
@@ -167,3 +168,22 @@ def test_check_url_names_the_option_it_checks() -> None:
 def test_a_url_is_shown_without_its_path_query_or_password(secret: str) -> None:
     url = f"https://bot:{secret}@hooks.example.net:8443/services/{secret}?token={secret}"
     assert shown(url) == "https://hooks.example.net:8443/…"
+
+
+async def test_certificates_are_loaded_once_not_on_the_loop_at_each_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loads: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loads.append(args or kwargs)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    notify = Notify(["https://127.0.0.1:9/x", "http://127.0.0.1:9/y"], attempts=1)
+    made = len(loads)
+    for _ in range(3):
+        await run_once(notify)
+    await notify.drain()
+    assert len(notify.failures) == 6 and len(loads) == made

@@ -23,7 +23,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
-from hookagent.capabilities.notify.delivery import Retry, check_retry, check_url, post, shown
+from hookagent.capabilities.notify.delivery import (
+    Retry,
+    check_retry,
+    check_url,
+    post,
+    shown,
+    tls_for,
+)
 from hookagent.capabilities.notify.payload import Asked, payload
 from hookagent.errors import ConfigError
 from hookagent.hooks.events import NotificationEvent, PermissionEvent
@@ -124,6 +131,7 @@ class Notify:
             raise ConfigError(f"must be ≥ 0, not {find_within!r}", key="Notify(find_within)")
         self.find_within = float(find_within)
         self.on_failure = on_failure
+        self._tls = tls_for(self.urls)
         self._store: Store | None = None
         self._looking: list[Asked] = []
         """Questions of runs kept in a store, looked up there until found or prompted."""
@@ -282,7 +290,7 @@ class Notify:
 
         try:
             attempts, error = await post(
-                url, data, self._headers, self.retry, attempting=attempting
+                url, data, self._headers, self.retry, verify=self._tls, attempting=attempting
             )
         except asyncio.CancelledError:
             self._done(url, asked, question_id, made, "given up: stopped waiting for it")

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable, Mapping
+import ssl
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, final
 from urllib.parse import urlsplit
 
+import httpx2
+
 from hookagent.errors import ConfigError
 
-__all__ = ["Retry", "check_retry", "check_url", "post", "shown"]
+__all__ = ["Retry", "check_retry", "check_url", "post", "shown", "tls_for"]
 
 _RETRIED: Final = frozenset({408, 425, 429})
 """Statuses worth another attempt besides 5xx: the receiver may take it later."""
@@ -97,12 +100,22 @@ def shown(url: str) -> str:
 Sleep = Callable[[float], Awaitable[None]]
 
 
+def tls_for(urls: Sequence[str]) -> ssl.SSLContext | bool:
+    """What clients verify https with: one context, made now, since making it loads the
+    CA certificates (tens of ms that would otherwise hold the event loop at each message);
+    False when every URL is plain http, which needs none."""
+    if not any(url.lower().startswith("https:") for url in urls):
+        return False
+    return httpx2.create_ssl_context()
+
+
 async def post(
     url: str,
     body: bytes,
     headers: Mapping[str, str],
     retry: Retry,
     *,
+    verify: ssl.SSLContext | bool = True,
     sleep: Sleep = asyncio.sleep,
     attempting: Callable[[int], None] | None = None,
 ) -> tuple[int, str | None]:
@@ -110,11 +123,10 @@ async def post(
     else (attempts made, why the last one failed). A 4xx other than 408/425/429 is not
     retried: asking again would be refused again. Redirects are not followed. `attempting`
     is told the number of each attempt as it starts."""
-    import httpx2
-
     sent = {**headers, "Content-Type": "application/json"}
     error = "not attempted"
-    async with httpx2.AsyncClient(timeout=retry.timeout, follow_redirects=False) as client:
+    client = httpx2.AsyncClient(timeout=retry.timeout, follow_redirects=False, verify=verify)
+    async with client:
         for attempt in range(1, retry.attempts + 1):
             wait = None
             if attempting is not None:
