@@ -21,7 +21,7 @@ from hookagent.hooks.decision import NO_CHANGES, Vote, diff
 from hookagent.hooks.hook import CALL_ASYNC, CALL_SYNC_OUTCOME, Hook
 from hookagent.hooks.points import HookPoint
 from hookagent.hooks.result import PROCEED, AskSpec, HookResult
-from hookagent.hooks.watch import HookTimeout, HookWatch, watch_frames_of
+from hookagent.hooks.watch import HookTimeout, HookWatch, WaitSlot
 from hookagent.threads import ABANDONED, in_thread
 
 __all__ = ["Folded", "fold"]
@@ -56,7 +56,6 @@ class Folded(Generic[E]):
         return "context" if self.contexts else "proceed"
 
 
-@watch_frames_of
 async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is paid per hook
     point: HookPoint[E], hooks: tuple[Hook[E], ...], event: E, watch: HookWatch | None
 ) -> Folded[E] | HookResult | None:
@@ -66,7 +65,8 @@ async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is p
     voted and routinely (nothing to record), and otherwise the whole `Folded` record.
 
     The loop body is the hot path of every step: a hook that returns None costs its call
-    and a matcher check; timeouts are watched from outside (see `watch.py`).
+    and a matcher check; an async hook also marks itself in the fold's `WaitSlot` for the
+    watchdog that times it (see `watch.py`).
     """
     subject = getattr(event, point.subject) if point.subject is not None else None
     out: Folded[E] | None = None
@@ -74,8 +74,9 @@ async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is p
     skipped = 0  # counted on the path that calls nothing, so `ran` is free for the rest
     quiet: HookResult | None = None  # the strongest routine vote of quiet hooks, and whose
     quiet_by: str | None = None
+    slot: WaitSlot | None = None  # fetched at the first async hook, when watched
     start = mark = perf_counter()
-    for hook in hooks:  # the watchdog reads `hook` and `watch` from this frame: keep the names
+    for hook in hooks:
         fn, mode, matcher, always = hook.plan
         if final and not always:
             skipped += 1
@@ -90,15 +91,22 @@ async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is p
                 result = fn(event, _best(out))
             else:
                 pending = fn(event) if mode == CALL_ASYNC else _pending(hook, event, out)
-                try:
+                if watch is None:
                     result = await pending
-                except asyncio.CancelledError:
-                    if watch is not None and watch.timed_out(_task()):
-                        raise HookTimeout(hook.id, hook.blocking) from None
-                    raise
-                if watch is not None and watch.expired and watch.timed_out(_task()):
-                    # the hook swallowed the watchdog's cancel
-                    raise HookTimeout(hook.id, hook.blocking)
+                else:
+                    slot = slot or watch.slot()
+                    slot.hook, slot.call = hook, pending
+                    try:
+                        result = await pending
+                    except asyncio.CancelledError:
+                        if watch.timed_out(_task()):
+                            raise HookTimeout(hook.id, hook.blocking) from None
+                        raise
+                    finally:
+                        slot.hook = None
+                    if watch.expired and watch.timed_out(_task()):
+                        # the hook swallowed the watchdog's cancel
+                        raise HookTimeout(hook.id, hook.blocking)
         except HookTimeout as exc:
             error: BaseException | None = exc
             result = _on_failure(hook, point, _timed_out(hook), exc)

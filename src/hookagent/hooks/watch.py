@@ -1,15 +1,18 @@
-"""Timeouts for async hooks at no cost on the hot path.
+"""Timeouts for async hooks at almost no cost on the hot path.
 
 Arming a timer for every hook call would cost far more than a typical hook (tens of µs
-against well under one), and even bookkeeping per call shows in the benchmarks. So the fold
-does nothing per hook: it registers its task once, and one watchdog task per run wakes every
-tick, follows each task's chain of awaits down to the fold's frame, and reads which hook that
-fold is awaiting. A wait is identified by the awaited object; when the same wait is seen for
-longer than the hook's timeout the watchdog cancels the task, and the fold turns that
-cancellation into a hook failure. A timeout thus fires between `timeout` and `timeout + tick`
-seconds. Sync hooks cannot be interrupted; hooks that may block declare ``blocking=True`` and
-run on a worker thread, which the watchdog covers like any async hook: past its timeout the
-thread is abandoned (a daemon, it never holds the process) and the vote says so.
+against well under one), and even reading the clock per call shows in the benchmarks. So
+a fold writes, before it awaits a hook, which hook and which call (the awaitable) into its
+`WaitSlot`, and clears the hook after; a sync hook writes nothing, as nothing can interrupt
+it. Each task has a stack of slots, one per level of folds nested in it (a hook that folds
+hooks), so the busy slots are always the enclosing folds, outermost first. One watchdog task
+per run wakes every tick, notes when it first saw each call, and cancels a task whose
+innermost call has outlived its hook's timeout; the fold turns that cancellation into a hook
+failure. A call is first seen within a tick of its start, so a timeout fires between
+`timeout` and `timeout + 2 * tick` seconds into the call. Hooks that may block declare
+``blocking=True`` and run on a worker thread, which the watchdog covers like any async hook:
+past its timeout the thread is abandoned (a daemon, it never holds the process) and the vote
+says so.
 """
 
 from __future__ import annotations
@@ -17,22 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from time import perf_counter
-from types import CodeType, CoroutineType
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, final
 
-__all__ = ["HookTimeout", "HookWatch", "watch_frames_of"]
+if TYPE_CHECKING:
+    from hookagent.hooks.hook import Hook
 
-_FOLD_CODES: set[CodeType] = set()
-_HOOK_LOCAL: Final = "hook"
-_WATCH_LOCAL: Final = "watch"
-"""The names under which a watched frame keeps the hook it awaits and its watch."""
-
-
-def watch_frames_of(fn: Any) -> Any:
-    """Mark a coroutine function whose frame keeps the awaited hook in its `hook` local and
-    its watch in `watch`."""
-    _FOLD_CODES.add(fn.__code__)
-    return fn
+__all__ = ["HookTimeout", "HookWatch", "WaitSlot"]
 
 
 class HookTimeout(Exception):
@@ -44,82 +37,107 @@ class HookTimeout(Exception):
         """The hook ran on a worker thread, left running (see `hookagent.threads`)."""
 
 
-def awaited_hook(task: asyncio.Task[Any], watch: object) -> tuple[Any, object] | None:
-    """(hook, awaited object) if the task is suspended in a hook call of a fold that `watch`
-    watches; with folds nested (a hook running another agent), the innermost one."""
-    found: tuple[Any, object] | None = None
-    coro: Any = task.get_coro()
-    while coro is not None:
-        if isinstance(coro, CoroutineType) and coro.cr_code in _FOLD_CODES:
-            frame, awaited = coro.cr_frame, coro.cr_await
-            if frame is not None and awaited is not None:
-                locals_ = frame.f_locals
-                if locals_.get(_WATCH_LOCAL) is watch:
-                    found = (locals_.get(_HOOK_LOCAL), awaited)
-        coro = getattr(coro, "cr_await", None)
-    return found
+@final
+class WaitSlot:
+    """One fold's wait. The fold writes `hook` (None between hook calls) and `call`, the
+    awaitable of its latest hook call; the watchdog writes `seen`, the call it last saw, and
+    `since`, when it first saw it (the object itself, not its id, so a new call can never
+    be mistaken for a finished one at the same address)."""
+
+    __slots__ = ("call", "hook", "seen", "since")
+
+    def __init__(self) -> None:
+        self.hook: Hook[Any] | None = None
+        self.call: object = None
+        self.seen: object = None
+        self.since = 0.0
 
 
 @final
 class HookWatch:
-    __slots__ = ("_runner", "_seen", "_tasks", "_tick", "expired")
+    """The watchdog of one run (or gate call): the slots of the tasks that fold its hooks,
+    and the task that reads them every `tick` seconds."""
+
+    __slots__ = ("_closed", "_loop", "_runner", "_slots", "_tick", "expired")
 
     def __init__(self, tick: float) -> None:
         self._tick = tick
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._seen: dict[asyncio.Task[Any], tuple[object, float]] = {}
-        """task → (the awaited object, when first seen); the object itself, not its id, so
-        a new wait can never be mistaken for a finished one at the same address."""
+        self._closed = False
+        self._slots: dict[asyncio.Task[Any], list[WaitSlot]] = {}
+        """task → its slots, outermost fold first."""
         self.expired: set[asyncio.Task[Any]] = set()
         """Tasks the watchdog cancelled, until the fold has dealt with it."""
 
+    def slot(self) -> WaitSlot:
+        """A slot for a fold in the current task, which asks once, at its first async hook:
+        the first idle one (the busy ones belong to the folds it is nested in), or a new
+        one. Any task that folds hooks is thus watched, tracked or not."""
+        task = asyncio.current_task(self._loop)
+        assert task is not None, "hooks are folded inside a task"
+        stack = self._slots.get(task) or self._add(task)
+        for slot in stack:
+            if slot.hook is None:
+                return slot
+        slot = WaitSlot()
+        stack.append(slot)
+        return slot
+
     def track(self, task: asyncio.Task[Any]) -> None:
-        """Watch a task that folds hooks (idempotent and cheap)."""
-        if task not in self._tasks:
-            self._tasks.add(task)
-            if self._runner is None:
-                self._runner = asyncio.get_running_loop().create_task(self._watch())
+        """Start watching with `task` (idempotent and cheap); a fold in another task joins
+        on its own."""
+        if task not in self._slots:
+            self._add(task)
 
     def timed_out(self, task: asyncio.Task[Any]) -> bool:
         """After a CancelledError: was it ours alone? Clears our share of the cancel."""
         if task not in self.expired:
             return False
         self.expired.discard(task)
-        self._seen.pop(task, None)
         task.uncancel()
         return task.cancelling() == 0
 
     async def close(self) -> None:
-        self._tasks.clear()
-        self._seen.clear()
+        """Stop watching, for good: a fold after this is not timed."""
+        self._closed = True
+        self._slots.clear()
         runner, self._runner = self._runner, None
         if runner is not None:
             runner.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await runner
 
+    def _add(self, task: asyncio.Task[Any]) -> list[WaitSlot]:
+        stack = [WaitSlot()]
+        if not self._closed:
+            self._slots[task] = stack
+            if self._runner is None:
+                self._loop = asyncio.get_running_loop()
+                self._runner = self._loop.create_task(self._watch())
+        return stack
+
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(self._tick)
             now = perf_counter()
-            for task in list(self._tasks):
+            for task, stack in list(self._slots.items()):
                 if task.done():
-                    self._tasks.discard(task)
-                    self._seen.pop(task, None)
-                    continue
-                self._check(task, now)
+                    del self._slots[task]
+                else:
+                    self._check(task, stack, now)
 
-    def _check(self, task: asyncio.Task[Any], now: float) -> None:
-        found = awaited_hook(task, self)
-        timeout = getattr(found[0], "timeout", None) if found is not None else None
-        if found is None or timeout is None or task in self.expired:
-            self._seen.pop(task, None)
+    def _check(self, task: asyncio.Task[Any], stack: list[WaitSlot], now: float) -> None:
+        innermost: WaitSlot | None = None
+        timeout: float | None = None
+        for slot in stack:  # the busy slots come first: the innermost and its enclosing folds
+            if slot.hook is None:
+                break
+            if slot.seen is not slot.call:
+                slot.seen, slot.since = slot.call, now
+            innermost, timeout = slot, slot.hook.timeout
+        if innermost is None or timeout is None or task in self.expired:
             return
-        awaited = found[1]
-        seen = self._seen.get(task)
-        if seen is None or seen[0] is not awaited:
-            self._seen[task] = (awaited, now)
-        elif now - seen[1] > timeout:
+        if now - innermost.since > timeout:
             self.expired.add(task)
             task.cancel()
