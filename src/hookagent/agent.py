@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
@@ -40,7 +40,7 @@ from hookagent.store.base import Store
 from hookagent.tools.base import Tool
 
 if TYPE_CHECKING:
-    from hookagent.capabilities.structured_output import StructuredOutput
+    from hookagent.capability import FinishesResults
 
 __all__ = ["Agent"]
 
@@ -48,8 +48,7 @@ T = TypeVar("T")
 
 
 def _result(state: RunState, setup: RunSetup) -> RunResult[Any]:
-    result = RunResult.of(state)
-    return setup.output.finish(result) if setup.output is not None else result
+    return setup.finish(RunResult.of(state))
 
 
 def _current_task() -> asyncio.Task[Any]:
@@ -72,15 +71,23 @@ class Agent:
         system_prompt: str | None = None,
         settings: Mapping[str, Any] | None = None,
         budgets: Budgets | None = None,
-        output: StructuredOutput[Any] | None = None,
+        finishers: Iterable[FinishesResults] = (),
+        model_aliases: Mapping[str, str | Model] | None = None,
         store: Store | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         files_root: str | PathLike[str] | None = None,
     ) -> None:
-        """`max_result_chars`: for tools that set none, the most characters of a result the
-        model reads (None: no limit). `files_root`: where run folders go (`<root>/runs/
-        <run_id>`); None: the folder of a SQLite store, else `.hookagent` here."""
+        """`finishers`: capabilities that post-process every run's result, in order.
+        `model_aliases`: what the models agent and skill files name stand for
+        (`AgentBuilder.model_alias`). `max_result_chars`: for tools that set none, the most
+        characters of a result the model reads (None: no limit). `files_root`: where run
+        folders go (`<root>/runs/<run_id>`); None: the folder of a SQLite store, else
+        `.hookagent` here."""
         self.model = model
+        self.model_aliases: Mapping[str, str | Model] = (
+            model_aliases if model_aliases is not None else {}
+        )
+        self.finishers = tuple(finishers)
         self.tools = dict(tools)
         self.registry = registry
         self.system_prompt = system_prompt
@@ -88,7 +95,7 @@ class Agent:
         self.budgets = budgets or Budgets()
         root = Path(files_root).resolve() if files_root is not None else default_root(store)
         self._outputs = (root, max_result_chars)
-        self._setup = RunSetup.of(self.tools, registry, output, self._outputs)
+        self._setup = RunSetup.of(self.tools, registry, self.finishers, self._outputs)
         self._per_output: dict[type[Any], RunSetup] = {}
         self._per_run: dict[tuple[type[Any] | None, RunLimits], RunSetup] = {}
         self._kernel = Kernel()
@@ -295,7 +302,7 @@ class Agent:
         if setup is None:
             base = self._output_setup(output_type)
             registry = apply_limits(base.registry, checked)
-            setup = RunSetup.of(base.tools, registry, base.output, self._outputs)
+            setup = RunSetup.of(base.tools, registry, base.finishers, self._outputs)
             self._per_run[(output_type, checked)] = setup
         return setup
 
@@ -306,14 +313,14 @@ class Agent:
         if setup is None:
             from hookagent.capabilities.structured_output import StructuredOutput
 
-            if self._setup.output is not None:
+            if any(isinstance(f, StructuredOutput) for f in self.finishers):
                 raise ConfigError(
                     "this agent was built with a structured output already; build one "
                     "without it to choose the output type per run",
                     key="output_type",
                 )
             output = StructuredOutput(output_type)
-            output.bind_model(self.model)
+            output.bind(self)
             tools = dict(self.tools)
             for tool in output.tools():
                 if tool.name in tools:
@@ -327,7 +334,7 @@ class Agent:
             for hook in output.hooks():
                 registry.add(hook)
             setup = self._per_output[output_type] = RunSetup.of(
-                tools, registry, output, self._outputs
+                tools, registry, (output, *self.finishers), self._outputs
             )
         return setup
 

@@ -7,13 +7,12 @@ owners. Limits and the error policy are capabilities too, installed by default a
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Self, TypeGuard, final
+from typing import TYPE_CHECKING, Any, Self, final
 
 from hookagent.agent import Agent
-from hookagent.capability import Capability
+from hookagent.capability import BindsAgent, Capability, FinishesResults
 from hookagent.errors import ConfigError
 from hookagent.hooks.hook import Hook
 from hookagent.hooks.registry import HookRegistry
@@ -29,7 +28,7 @@ from hookagent.tools.base import Tool
 from hookagent.tools.function import FunctionTool
 
 if TYPE_CHECKING:
-    from hookagent.capabilities.structured_output import OutputMode, StructuredOutput
+    from hookagent.capabilities.structured_output import OutputMode
     from hookagent.claude.bridge import ClaudeHooks
 
 __all__ = ["AgentBuilder"]
@@ -41,6 +40,33 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
+
+
+@final
+class _ModelAliases(Mapping[str, "str | Model"]):
+    """The builder's model aliases as the built agent carries them (`Agent.model_aliases`),
+    noting whether a capability read them: aliases nothing reads are a warning."""
+
+    __slots__ = ("_aliases", "read")
+
+    def __init__(self, aliases: Mapping[str, str | Model]) -> None:
+        self._aliases = dict(aliases)
+        self.read = False
+
+    def __getitem__(self, alias: str) -> str | Model:
+        self.read = True
+        return self._aliases[alias]
+
+    def __iter__(self) -> Iterator[str]:
+        self.read = True
+        return iter(self._aliases)
+
+    def __len__(self) -> int:
+        self.read = True
+        return len(self._aliases)
+
+    def __repr__(self) -> str:
+        return repr(self._aliases)
 
 
 @final
@@ -60,13 +86,10 @@ class AgentBuilder(HookRegistrations):
             "presence": ToolCallPresence(),
         }
         self._error_policy: ErrorPolicy = ErrorPolicy.default()
-        self._bindings: list[Callable[[Model], None]] = []
-        self._agent_bindings: list[Callable[[Agent], None]] = []
         self._installed: list[Capability] = []
         self._model_aliases: dict[str, str | Model] = {}
-        """`bind_agent` of capabilities that need the agent built (subagents)."""
-        """`bind_model` of capabilities that adapt to the model (called by `build`)."""
-        self._output: StructuredOutput[Any] | None = None
+        self._aliases_unread = False
+        """Set by `build` when there are model aliases and no capability read them."""
         self._store: Store | str | PathLike[str] | None = None
         self._durability: str | None = None
         self._max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS
@@ -106,9 +129,7 @@ class AgentBuilder(HookRegistrations):
         """What the installed capabilities left out or will not honour as written (agent and
         skill files that cannot be read, unmapped model aliases…); complete after `build`."""
         found = [w for c in self._installed for w in getattr(c, "warnings", ())]
-        if self._model_aliases and not any(
-            callable(getattr(c, "bind_model_aliases", None)) for c in self._installed
-        ):
+        if self._aliases_unread:
             names = ", ".join(self._model_aliases)
             found.append(f"model aliases {names}: no installed capability runs agent files")
         return tuple(found)
@@ -129,7 +150,9 @@ class AgentBuilder(HookRegistrations):
         return self
 
     def with_(self, capability: Capability) -> Self:
-        """Install a capability: its tools and hooks, together."""
+        """Install a capability: its tools and hooks, together; `build` calls its `bind`
+        with the agent, and each run's result goes through its `finish_result`, where it
+        has them (see `hookagent.capability`)."""
         if not isinstance(capability, Capability):
             raise ConfigError(
                 f"{capability!r} is not a capability (it needs name, tools() and hooks())",
@@ -140,16 +163,6 @@ class AgentBuilder(HookRegistrations):
         self._hooks.extend(capability.hooks())
         self._capabilities.append(capability.name)
         self._installed.append(capability)
-        bind = getattr(capability, "bind_model", None)
-        if callable(bind):
-            self._bindings.append(bind)
-        takes_agent = getattr(capability, "bind_agent", None)
-        if callable(takes_agent):
-            self._agent_bindings.append(takes_agent)
-        if _is_structured_output(capability):
-            if self._output is not None:
-                raise ConfigError("an agent has one structured output", key="with_")
-            self._output = capability
         return self
 
     def output_type(
@@ -236,12 +249,6 @@ class AgentBuilder(HookRegistrations):
     def build(self) -> Agent:
         if self._model is None:
             raise ConfigError("no model: call .model(...) before .build()", key="AgentBuilder")
-        for bind in self._bindings:
-            bind(self._model)
-        for capability in self._installed:
-            bind_aliases = getattr(capability, "bind_model_aliases", None)
-            if callable(bind_aliases):
-                bind_aliases(dict(self._model_aliases))
         registry = HookRegistry(self._policy_hooks())
         for hook in self._hooks:
             registry.add(hook)
@@ -252,9 +259,11 @@ class AgentBuilder(HookRegistrations):
             store = open_store(self._store, durability=self._durability)
         else:
             store = self._store
+        aliases = _ModelAliases(self._model_aliases)
         agent = Agent(
             store=store,
-            output=self._output,
+            finishers=[c for c in self._installed if isinstance(c, FinishesResults)],
+            model_aliases=aliases,
             model=self._model,
             tools={name: t for name, (t, _) in self._tools.items()},
             registry=registry,
@@ -264,8 +273,10 @@ class AgentBuilder(HookRegistrations):
             max_result_chars=self._max_result_chars,
             files_root=self._files_root,
         )
-        for bind_agent in self._agent_bindings:
-            bind_agent(agent)
+        for capability in self._installed:
+            if isinstance(capability, BindsAgent):
+                capability.bind(agent)
+        self._aliases_unread = bool(self._model_aliases) and not aliases.read
         return agent
 
     def _policy_hooks(self) -> Iterable[Hook[Any]]:
@@ -295,8 +306,3 @@ class AgentBuilder(HookRegistrations):
                 value=tool.name,
             )
         self._tools[tool.name] = (tool, owner)
-
-
-def _is_structured_output(capability: Any) -> TypeGuard[StructuredOutput[Any]]:
-    module = sys.modules.get("hookagent.capabilities.structured_output.capability")
-    return module is not None and isinstance(capability, module.StructuredOutput)

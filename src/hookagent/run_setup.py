@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any, final
 from hookagent.hooks.registry import HookRegistry
 from hookagent.models.base import ToolSpec
 from hookagent.spill.results import ToolOutputs
-from hookagent.tools.base import PreparesArgs, Tool
+from hookagent.tools.base import Tool
+from hookagent.tools.traits import Prepare, ToolTraits, tool_traits
 
 if TYPE_CHECKING:
-    from hookagent.capabilities.structured_output import StructuredOutput
+    from hookagent.capability import FinishesResults
+    from hookagent.kernel.result import RunResult
 
 __all__ = ["RunSetup"]
 
@@ -26,10 +28,14 @@ class RunSetup:
 
     tools: Mapping[str, Tool]
     specs: tuple[ToolSpec, ...]
-    preparers: Mapping[str, Any]
+    traits: Mapping[str, ToolTraits]
+    """Per tool name, its traits, read and checked once here (`traits_of`)."""
+    preparers: Mapping[str, Prepare]
+    """Per tool name, its `prepare` where it has one (from `traits`)."""
     registry: HookRegistry
     watch_tick: float | None
-    output: StructuredOutput[Any] | None
+    finishers: tuple[FinishesResults, ...]
+    """The capabilities that post-process each run's result, in the order installed."""
     outputs: ToolOutputs
 
     @classmethod
@@ -37,21 +43,27 @@ class RunSetup:
         cls,
         tools: Mapping[str, Tool],
         registry: HookRegistry,
-        output: StructuredOutput[Any] | None,
+        finishers: tuple[FinishesResults, ...],
         outputs: tuple[Path, int | None],
     ) -> RunSetup:
         timeouts = [h.timeout for h in registry if h.is_async and h.timeout is not None]
+        traits = tool_traits(tools)
         return cls(
             tools=dict(tools),
             specs=tuple(
                 ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
                 for t in tools.values()
             ),
-            preparers={
-                name: tool.prepare for name, tool in tools.items() if isinstance(tool, PreparesArgs)
-            },
+            traits=traits,
+            preparers={name: t.prepare for name, t in traits.items() if t.prepare is not None},
             registry=registry,
             watch_tick=min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None,
-            output=output,
+            finishers=finishers,
             outputs=ToolOutputs(outputs[0], tools, outputs[1]),
         )
+
+    def finish(self, result: RunResult[Any]) -> RunResult[Any]:
+        """`result` as the caller gets it, once every finisher has had it."""
+        for finisher in self.finishers:
+            result = finisher.finish_result(result)
+        return result

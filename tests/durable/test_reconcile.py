@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+import pytest
+
 import hookagent as h
 from hookagent.durable.replay import load_recording, replay
 from hookagent.store import MemoryStore
@@ -222,14 +224,11 @@ async def test_an_async_reconcile_is_awaited_and_timed_too() -> None:
     assert settled(result)[0][0] == "unknown" and len(tool.charges) == 1
 
 
-async def test_a_bad_reconcile_timeout_is_recorded_not_ignored() -> None:
+def test_a_bad_reconcile_timeout_is_refused_when_the_agent_is_built() -> None:
     tool = Ledger(found)
     tool.reconcile_timeout = -1  # type: ignore[attr-defined]
-    store = MemoryStore()
-    run_id = await crashed(store, tool)
-    result = await build(store, tool).resume(run_id)
-    [(outcome, _, error)] = settled(result)
-    assert outcome == "unknown" and "reconcile_timeout must be" in str(error)
+    with pytest.raises(h.ConfigError, match="tool 'charge' reconcile_timeout: must be a number"):
+        build(MemoryStore(), tool)
 
 
 async def test_done_with_an_error_result_records_the_call_failed() -> None:

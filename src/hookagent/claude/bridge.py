@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from hookagent.claude.checks import check_servers, check_settings
 from hookagent.claude.event_handlers import AfterOutcome, EventHandlers
@@ -29,8 +29,10 @@ from hookagent.hooks.events import RunEvent
 from hookagent.hooks.hook import Hook, make_hook
 from hookagent.hooks.points import EXECUTION_START
 from hookagent.hooks.result import HookResult
-from hookagent.models.base import Model
 from hookagent.tools.base import Tool
+
+if TYPE_CHECKING:
+    from hookagent.agent import Agent
 
 __all__ = ["NOT_RUN_KEY", "ClaudeHooks"]
 
@@ -72,13 +74,10 @@ class ClaudeHooks:
         self._sessions = Sessions(self.options)
         self._models = PromptModels(self.options.prompt_model, settings.handlers)
 
-    def bind_model(self, model: Model) -> None:
-        """The agent's own model answers prompt handlers that name no other."""
-        self._models.bind(model)
-
-    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
-        """Handlers naming a model alias (`haiku`…) run on the model the builder maps it to."""
-        self._models.bind_aliases(aliases)
+    def bind(self, agent: Agent, /) -> None:
+        """The agent's own model answers prompt handlers that name no other; handlers naming
+        a model alias (`haiku`…) run on the model the builder maps it to."""
+        self._models.bind(agent.model, agent.model_aliases)
 
     def tools(self) -> Iterable[Tool]:
         return ()

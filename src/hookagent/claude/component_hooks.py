@@ -155,11 +155,10 @@ class ComponentHooks:
         self._spent: dict[str, set[str]] = {}
         """Session → the labels of `once` handlers that ran successfully there."""
 
-    def bind_model(self, model: Model) -> None:
-        self._models.bind(model)
-
-    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
-        self._models.bind_aliases(aliases)
+    def bind(self, model: Model, aliases: Mapping[str, str | Model]) -> None:
+        """The model of the agent the components run in, and what its model aliases
+        stand for (resolved models, for a subagent's files)."""
+        self._models.bind(model, aliases)
 
     def hooks(
         self,

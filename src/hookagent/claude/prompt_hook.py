@@ -103,15 +103,13 @@ class PromptModels:
             else:
                 self._named[name] = _resolve(name, f"{spec.where}.model", spec)
 
-    def bind(self, model: Model) -> None:
+    def bind(self, model: Model, aliases: Mapping[str, str | Model]) -> None:
+        """The agent's model, and the builder's aliases: a handler naming one runs on the
+        model it maps to (an alias nobody mapped, as `MODEL_ALIASES` says)."""
         self._agent = model
-
-    def bind_aliases(self, aliases: Mapping[str, str | Model]) -> None:
-        """The builder's aliases: a handler naming one runs on the model it maps to (an
-        alias nobody mapped, as `MODEL_ALIASES` says)."""
-        for name, spec in self._aliased.items():
-            target = aliases.get(name)
-            if target is not None:
+        for name, target in aliases.items():
+            spec = self._aliased.get(name)
+            if spec is not None:
                 self._named[name] = _resolve(target, f"{spec.where}.model", spec)
 
     def of(self, spec: HandlerSpec) -> Model | None:

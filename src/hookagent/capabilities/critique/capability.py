@@ -21,7 +21,7 @@ Two hooks:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, Literal, TypedDict, final
+from typing import TYPE_CHECKING, Any, Final, Literal, TypedDict, final
 
 from hookagent.capabilities.critique.critic import (
     Critic,
@@ -38,6 +38,9 @@ from hookagent.hooks.result import HookResult
 from hookagent.kernel.metadata import MetadataKey
 from hookagent.models.base import Model
 from hookagent.tools.base import Tool
+
+if TYPE_CHECKING:
+    from hookagent.agent import Agent
 
 __all__ = ["SELF_CRITIC", "CritiqueRecord", "OnCriticFailure", "SelfCritique", "correction"]
 
@@ -119,9 +122,9 @@ class SelfCritique:
         """The model that judges: the one given, else the agent's (once bound)."""
         return self._critic if self._critic is not None else self._agent_model
 
-    def bind_model(self, model: Model) -> None:
+    def bind(self, agent: Agent, /) -> None:
         """Called by the builder: with no `critic` given, the agent's model judges."""
-        self._agent_model = model
+        self._agent_model = agent.model
 
     # -- capability -------------------------------------------------------------------
     def tools(self) -> Iterable[Tool]:

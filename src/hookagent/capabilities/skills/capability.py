@@ -11,7 +11,7 @@ already holding `<skills>` is left alone).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -27,10 +27,10 @@ from hookagent.tools.base import Tool, ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
 
 if TYPE_CHECKING:
+    from hookagent.agent import Agent
     from hookagent.claude.component_hooks import ComponentHooks
     from hookagent.claude.options import ClaudeHookOptions
     from hookagent.hooks.hook import Hook
-    from hookagent.models.base import Model
 
 __all__ = ["MAX_LISTED_RESOURCES", "SKILLS_TAG", "SkillTool", "Skills", "render_skill"]
 
@@ -131,16 +131,12 @@ class Skills(HookProvider):
             yield from markers
             yield from runner.hooks(inherit="none")
 
-    def bind_model(self, model: Model) -> None:
-        """The agent's model answers the skills' prompt and agent hooks that name none."""
+    def bind(self, agent: Agent, /) -> None:
+        """The agent's model answers the skills' prompt and agent hooks that name none;
+        those naming an alias (`haiku`…) run on the model the builder maps it to
+        (`AgentBuilder.model_alias`)."""
         if self._hooks is not None:
-            self._hooks[0].bind_model(model)
-
-    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
-        """The skills' prompt and agent hooks naming an alias (`haiku`…) run on the model
-        the builder maps it to (`AgentBuilder.model_alias`)."""
-        if self._hooks is not None:
-            self._hooks[0].bind_model_aliases(aliases)
+            self._hooks[0].bind(agent.model, agent.model_aliases)
 
     def __repr__(self) -> str:
         return f"Skills({', '.join(repr(str(d)) for d in self.library.searched)})"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Final, Generic, Literal, TypeVar, cast, final
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, cast, final
 
 from hookagent.capabilities.structured_output.final_tool import FinalAnswerTool
 from hookagent.capabilities.structured_output.schema import OutputSchema, describe_errors
@@ -30,8 +30,10 @@ from hookagent.hooks.points import AFTER_TOOL, BEFORE_INFERENCE, SHOULD_CONTINUE
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.metadata import MetadataKey
 from hookagent.kernel.result import RunResult
-from hookagent.models.base import Model
 from hookagent.tools.base import Tool
+
+if TYPE_CHECKING:
+    from hookagent.agent import Agent
 
 __all__ = ["STRUCTURED_OUTPUT", "OutputMode", "StructuredOutput"]
 
@@ -80,12 +82,15 @@ class StructuredOutput(Generic[T]):
         self.max_retries = max_retries
         self.tool = FinalAnswerTool(self.schema, tool_name)
 
-    def bind_model(self, model: Model) -> None:
-        """In `auto` mode, use the model's native JSON-schema mode if its driver has one."""
+    def bind(self, agent: Agent, /) -> None:
+        """In `auto` mode, use the model's native JSON-schema mode if its driver has one.
+        An agent has one structured output: a second is a `ConfigError`."""
+        if any(isinstance(f, StructuredOutput) and f is not self for f in agent.finishers):
+            raise ConfigError("an agent has one structured output", key="with_")
         if self.mode == "auto":
-            self.native = bool(getattr(model, "native_output", False))
+            self.native = bool(getattr(agent.model, "native_output", False))
 
-    def finish(self, result: RunResult[Any]) -> RunResult[T]:
+    def finish_result(self, result: RunResult[Any], /) -> RunResult[T]:
         """The result with `parsed` filled in, and `output` the answer's JSON text if the run
         ended through the final-answer tool."""
         data = result.state.metadata.get(STRUCTURED_OUTPUT.name)

@@ -89,21 +89,17 @@ class Subagents:
         self.states: list[RunState] = []
         """Every child run's final state, for inspection and metrics."""
 
-    def bind_model_aliases(self, aliases: Mapping[str, str | Model]) -> None:
-        """The builder's model aliases (`AgentBuilder.model_alias`), resolved now, for agent
-        files and their front-matter prompt and agent hooks."""
-        self._aliases = resolve_aliases(aliases)
-        if self._front is not None:
-            self._front.bind_model_aliases(self._aliases)
-
-    def bind_agent(self, agent: Agent) -> None:
-        """The builder hands over the agent it built: children are made from it. What the
-        specs ask for and will not get is noted now, once (`warnings`)."""
+    def bind(self, agent: Agent, /) -> None:
+        """The builder hands over the agent it built: children are made from it, and its
+        model aliases (`AgentBuilder.model_alias`) are resolved now, for agent files and
+        their front-matter prompt and agent hooks. What the specs ask for and will not get
+        is noted now, once (`warnings`)."""
+        self._aliases = resolve_aliases(agent.model_aliases)
         self._parent = agent
         specs = self.registry.specs.values()
         self._notices = notices(specs, agent.tools, self._aliases)
         if self._front is not None:
-            self._front.bind_model(agent.model)
+            self._front.bind(agent.model, self._aliases)
 
     @property
     def warnings(self) -> tuple[str, ...]:

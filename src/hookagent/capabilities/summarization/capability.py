@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from hookagent.capabilities.summarization.prompt import summary_prompt
 from hookagent.capabilities.summarization.sections import Ledger
@@ -44,6 +44,9 @@ from hookagent.messages import Message, UserMessage
 from hookagent.models.base import Model, ModelRequest
 from hookagent.tools.base import Tool
 from hookagent.usage import Usage
+
+if TYPE_CHECKING:
+    from hookagent.agent import Agent
 
 __all__ = ["BOUNDARY", "COMPACTIONS", "SUMMARIZER_USAGE", "SUMMARY", "Summarization"]
 
@@ -105,9 +108,9 @@ class Summarization:
         self._ledgers: dict[str, Ledger] = {}
         """Per-run bookkeeping, by run id; dropped when the run's execution ends."""
 
-    def bind_model(self, model: Model) -> None:
+    def bind(self, agent: Agent, /) -> None:
         """With no summarizer given, the agent's own model summarizes."""
-        self._bound = model
+        self._bound = agent.model
 
     @property
     def summarizer(self) -> Model | None:
