@@ -67,7 +67,7 @@ async def breakdown() -> None:
     state = RunState()
     view = RunView(state)
     agent = build_agent(InstantModel(script(1)), 1000)
-    kernel_hooks = Dispatcher(agent.registry, state, view, approver=None, emit=None, watch=None)
+    kernel_hooks = Dispatcher(agent.registry, state, view, approver=None, watch=None)
     call = ToolCall(id="call_1", name="echo", args={"text": "x"})
     result = ToolResult(content="x")
     request = ModelRequest(messages=view.messages, step=1)
@@ -78,7 +78,7 @@ async def breakdown() -> None:
 
     def one_hook(fn: Any, watch: HookWatch | None) -> Dispatcher:
         registry = HookRegistry([make_hook(BEFORE_TOOL, fn)])
-        return Dispatcher(registry, state, view, approver=None, emit=None, watch=watch)
+        return Dispatcher(registry, state, view, approver=None, watch=watch)
 
     sync_hook = one_hook(noop_sync, None)
     watch = HookWatch(1.0)

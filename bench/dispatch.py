@@ -68,7 +68,7 @@ def dispatch_ways(is_async: bool) -> tuple[dict[str, Runner], RunState, list[Hoo
         for h in fns:
             h(event)
 
-    bare = Dispatcher(registry, state, view, approver=None, emit=None, watch=None)
+    bare = Dispatcher(registry, state, view, approver=None, watch=None)
     ways: dict[str, Runner] = {
         "plain": plain_async if is_async else plain_sync,
         "fold": lambda: fold(BEFORE_TOOL, hooks, event, None),
@@ -77,7 +77,7 @@ def dispatch_ways(is_async: bool) -> tuple[dict[str, Runner], RunState, list[Hoo
     if is_async:  # an Agent watches async hooks that have a timeout (60 s by default)
         watch = HookWatch(1.0)
         watches.append(watch)
-        watched = Dispatcher(registry, state, view, approver=None, emit=None, watch=watch)
+        watched = Dispatcher(registry, state, view, approver=None, watch=watch)
         ways["fire, no watch"] = lambda: bare.fire(BEFORE_TOOL, event)
         ways["fire"] = lambda: watched.fire(BEFORE_TOOL, event)
     else:

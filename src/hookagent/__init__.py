@@ -102,7 +102,8 @@ if TYPE_CHECKING:
         RunResult,
     )
     from hookagent.kernel.state import RunState
-    from hookagent.kernel.stream import (
+    from hookagent.kernel.view import RunView
+    from hookagent.live.events import (
         DecisionMade,
         ModelReplied,
         RunFinished,
@@ -112,7 +113,6 @@ if TYPE_CHECKING:
         ToolFinished,
         ToolStarted,
     )
-    from hookagent.kernel.view import RunView
     from hookagent.messages import (
         AssistantMessage,
         ImagePart,
@@ -226,14 +226,14 @@ _HOME: dict[str, str] = {
     "DecisionLog": "hookagent.kernel.result",
     "RunResult": "hookagent.kernel.result",
     "RunState": "hookagent.kernel.state",
-    "DecisionMade": "hookagent.kernel.stream",
-    "ModelReplied": "hookagent.kernel.stream",
-    "RunFinished": "hookagent.kernel.stream",
-    "StepFinished": "hookagent.kernel.stream",
-    "StepStarted": "hookagent.kernel.stream",
-    "StreamEvent": "hookagent.kernel.stream",
-    "ToolFinished": "hookagent.kernel.stream",
-    "ToolStarted": "hookagent.kernel.stream",
+    "DecisionMade": "hookagent.live.events",
+    "ModelReplied": "hookagent.live.events",
+    "RunFinished": "hookagent.live.events",
+    "StepFinished": "hookagent.live.events",
+    "StepStarted": "hookagent.live.events",
+    "StreamEvent": "hookagent.live.events",
+    "ToolFinished": "hookagent.live.events",
+    "ToolStarted": "hookagent.live.events",
     "RunView": "hookagent.kernel.view",
     "AssistantMessage": "hookagent.messages",
     "SystemMessage": "hookagent.messages",

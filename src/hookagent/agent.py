@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
 
 from hookagent import surrogates
-from hookagent.durable.codec import digest
-from hookagent.durable.journal import Durable, Suspended
+from hookagent.canonical import digest
+from hookagent.durable.journal import Durable
+from hookagent.durable.layer import DurableLayer
 from hookagent.durable.runner import DurableRuns
+from hookagent.durable.seam import Suspended
 from hookagent.errors import ConfigError
+from hookagent.hooks.engine import fold
 from hookagent.hooks.registry import HookRegistry
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Approver
@@ -28,9 +32,10 @@ from hookagent.kernel.context import Budgets, RunContext
 from hookagent.kernel.dispatch import Dispatcher
 from hookagent.kernel.loop import Kernel
 from hookagent.kernel.result import RunResult
+from hookagent.kernel.seams import settle_directly
 from hookagent.kernel.state import RunState
-from hookagent.kernel.stream import Emit, RunFinished, StreamEvent
-from hookagent.kernel.view import RunView
+from hookagent.live.events import Emit, RunFinished, StreamEvent
+from hookagent.live.observer import LiveObserver
 from hookagent.models.base import Model
 from hookagent.run_limits import RunLimits, apply_limits, run_limits
 from hookagent.run_setup import RunSetup
@@ -99,14 +104,23 @@ class Agent:
         self._per_output: dict[type[Any], RunSetup] = {}
         self._per_run: dict[tuple[type[Any] | None, RunLimits], RunSetup] = {}
         self._kernel = Kernel()
+        self._live = LiveObserver()
+        self._live_setups: dict[int, tuple[RunSetup, RunSetup]] = {}
+        """Per setup (kept alive here), the same with the live observer's hooks."""
         self.store = store
         self._durable: DurableRuns | None = None
 
     @property
     def policy_version(self) -> str:
         """A digest of the hooks and tools this agent runs with: approvals given under one
-        set of hooks do not carry over to another."""
-        hooks = sorted(f"{h.point.name}:{h.id}:{h.tier}:{h.priority}" for h in self.registry)
+        set of hooks do not carry over to another. Observers that fail open (notifications,
+        tracing) are left out: they can change no decision, so a run paused under them and
+        resumed without them (or the other way round) keeps its answers."""
+        hooks = sorted(
+            f"{h.point.name}:{h.id}:{h.tier}:{h.priority}"
+            for h in self.registry
+            if not (h.kind == "observer" and h.on_failure == "proceed")
+        )
         return digest(hooks, sorted(self.tools))
 
     def _runs(self) -> DurableRuns:
@@ -255,7 +269,7 @@ class Agent:
         Cancelling the task that iterates stops the run (see `run`); the stream still yields
         what the run emits as it stops, and `RunFinished` with the stopped result, then
         raises the `CancelledError` on the next iteration. `limits`: as in `run`."""
-        setup = self._setup_for(output_type, limits)
+        setup = self._streamed(self._setup_for(output_type, limits))
         state = RunState(metadata=dict(metadata or {}))
         queue: asyncio.Queue[Any] = asyncio.Queue()
         run = self._execute(
@@ -350,54 +364,81 @@ class Agent:
         durable: Durable | None = None,
         deltas: bool = True,
     ) -> RunResult:
-        resume = durable is not None
+        resumed = durable is not None
         if durable is None and self.store is not None:
             prompt = surrogates.replace(prompt)  # as the store keeps it, so as a resume sees it
             durable = await self._runs().start(prompt, state, session)
-        view = RunView(state, setup.specs)
-        view.files_root = setup.outputs.root
+        layer = DurableLayer(durable, state) if durable is not None else None
         watch = HookWatch(setup.watch_tick) if setup.watch_tick is not None else None
-        hooks = Dispatcher(setup.registry, state, view, approver=approver, emit=emit, watch=watch)
-        hooks.durable = durable
+        hooks = Dispatcher(
+            setup.registry,
+            state,
+            approver=approver,
+            watch=watch,
+            tool_specs=setup.specs,
+            fold_runner=fold if layer is None else layer.fold,
+            settle=settle_directly if layer is None else layer.settle,
+        )
+        hooks.view.files_root = setup.outputs.root
         ctx = RunContext(
             state=state,
-            view=view,
+            view=hooks.view,
             hooks=hooks,
-            model=self.model,
+            model=self.model if layer is None else layer.model(self.model),
             tools=setup.tools,
             preparers=setup.preparers,
             tool_specs=setup.specs,
             system_prompt=self.system_prompt,
             settings=self.settings,
             budgets=self.budgets,
-            emit=emit,
-            deltas=deltas,
-            durable=durable,
+            on_delta=emit if deltas else None,
+            calls=None if layer is None else layer.calls,
+            turn=None if layer is None else layer.turn,
+            kept=layer is not None,
             outputs=setup.outputs,
             elapsed_before=state.elapsed,
         )
+        if emit is not None:
+            self._live.watch(state, emit)
         if watch is not None:
             watch.track(_current_task())  # tasks that fold hooks must be tracked
         try:
-            if durable is None:
+            if durable is None or layer is None:
                 await self._kernel.run(ctx, prompt)
             else:
-                await self._run_durably(ctx, prompt, durable, resume)
+                await self._run_durably(
+                    ctx, prompt, durable, resumed=resumed, mid_run=resumed and layer.mid_run
+                )
         except asyncio.CancelledError:
             await self._kernel.cancelled(ctx)
             raise
         finally:
             if watch is not None:
                 await watch.close()
+            if emit is not None:
+                self._live.close(state)
         return _result(state, setup)
 
     async def _run_durably(
-        self, ctx: RunContext, prompt: str, durable: Durable, resume: bool
+        self, ctx: RunContext, prompt: str, durable: Durable, *, resumed: bool, mid_run: bool
     ) -> None:
         async with self._runs().leased(durable):
             try:
-                await self._kernel.run(ctx, prompt, resume=resume)
+                await self._kernel.run(ctx, prompt, resumed=resumed, mid_run=mid_run)
             except Suspended:
                 ctx.state.status = "waiting"
                 ctx.tick()
             await durable.close(ctx.state)
+
+    def _streamed(self, setup: RunSetup) -> RunSetup:
+        """`setup` with the live observer's hooks, for runs someone streams."""
+        found = self._live_setups.get(id(setup))
+        if found is None:
+            registry = setup.registry.copy()
+            for hook in self._live.hooks():
+                registry.add(hook)
+            found = self._live_setups[id(setup)] = (
+                setup,
+                dataclasses.replace(setup, registry=registry),
+            )
+        return found[1]

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent.canonical import call_key
 from hookagent.capabilities.bash import Bash, BashPolicy
 from hookagent.capabilities.bash.tool import ENV_FILE_KEY
 from hookagent.durable import codec
-from hookagent.durable.journal import call_key
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
 from hookagent.messages import ToolCall

@@ -56,7 +56,7 @@ def dispatcher(tmp_path: Path, hooks: dict[str, list[dict[str, Any]]]) -> Dispat
     claude = ClaudeHooks(loaded, ClaudeHookOptions(project_dir=str(tmp_path)))
     state = RunState(run_id="run-1", session_id="sess-1")
     return Dispatcher(
-        HookRegistry(claude.hooks()), state, RunView(state), approver=None, emit=None, watch=None
+        HookRegistry(claude.hooks()), state, RunView(state), approver=None, watch=None
     )
 
 

@@ -34,7 +34,6 @@ from hookagent.hooks.result import PROCEED, HookResult
 from hookagent.kernel.approval import Answer, Question
 from hookagent.kernel.dispatch import NO_DECISION, Dispatcher
 from hookagent.kernel.state import RunState
-from hookagent.kernel.stream import DecisionMade, StreamEvent
 from hookagent.kernel.view import RunView
 from hookagent.tools.base import ToolResult
 
@@ -353,7 +352,7 @@ async def test_a_broken_contract_raises_from_an_always_hook_after_the_end(run: R
 
 
 def dispatcher(registry: HookRegistry, state: RunState, run: RunView, **options: Any) -> Dispatcher:
-    options = {"approver": None, "emit": None, "watch": None, **options}
+    options = {"approver": None, "watch": None, **options}
     return Dispatcher(registry, state, run, **options)
 
 
@@ -368,9 +367,8 @@ async def test_fire_records_a_decision_naming_every_vote(state: RunState, run: R
             make_hook(BEFORE_TOOL, lambda _e: HookResult.block("no listing"), name="deny"),
         ]
     )
-    emitted: list[StreamEvent] = []
     state.position.step = 3
-    decision, event = await dispatcher(registry, state, run, emit=emitted.append).fire(
+    decision, event = await dispatcher(registry, state, run).fire(
         BEFORE_TOOL, tool_call(run, command="ls")
     )
 
@@ -401,7 +399,7 @@ async def test_fire_records_a_decision_naming_every_vote(state: RunState, run: R
     assert dict(event.args) == {"command": "ls -a"}
     assert list(state.decisions) == [decision]
     assert list(run.decisions) == [decision]
-    assert emitted == [DecisionMade(decision)]
+    assert list(state.decisions) == [decision]
     assert state.metadata == {"seen": 1}
 
 
@@ -447,17 +445,14 @@ async def test_fire_records_nothing_for_a_fold_whose_hooks_all_proceeded(
             make_hook(BEFORE_TOOL, lambda _e: calls.append("second"), name="second"),
         ]
     )
-    emitted: list[StreamEvent] = []
     event = tool_call(run)
-    decision, after = await dispatcher(registry, state, run, emit=emitted.append).fire(
-        BEFORE_TOOL, event
-    )
+    decision, after = await dispatcher(registry, state, run).fire(BEFORE_TOOL, event)
     assert calls == ["first", "second"], "both hooks ran"
     assert decision is NO_DECISION
     assert decision.outcome == "proceed"
     assert after is event
     assert state.decisions == []
-    assert emitted == []
+    assert list(state.decisions) == []
     assert state.metadata == {}
 
 
@@ -478,14 +473,13 @@ async def test_fire_does_not_record_a_quiet_hooks_routine_vote(
             make_hook(point, lambda _e: calls.append("silent"), name="silent"),
         ]
     )
-    emitted: list[StreamEvent] = []
     event = event_at(point, run)
-    decision, after = await dispatcher(registry, state, run, emit=emitted.append).fire(point, event)
+    decision, after = await dispatcher(registry, state, run).fire(point, event)
     assert calls == ["silent"], "a loud hook that casts no vote keeps the fold quiet"
     assert decision.outcome == result.kind
     assert after is event
     assert state.decisions == []
-    assert emitted == []
+    assert list(state.decisions) == []
 
 
 def _quiet_continue_and_loud_proceed() -> list[Any]:
@@ -530,15 +524,14 @@ NOTEWORTHY_CASES = [
 async def test_fire_records_a_quiet_hooks_vote_that_is_not_routine(
     state: RunState, run: RunView, registered: list[Any], outcome: str
 ) -> None:
-    emitted: list[StreamEvent] = []
-    decision, _ = await dispatcher(HookRegistry(registered), state, run, emit=emitted.append).fire(
+    decision, _ = await dispatcher(HookRegistry(registered), state, run).fire(
         SHOULD_CONTINUE, event_at(SHOULD_CONTINUE, run)
     )
     assert decision.outcome == outcome
     assert (decision.point, decision.run_id) == ("should_continue", "run-1")
     assert decision.votes
     assert list(state.decisions) == [decision]
-    assert emitted == [DecisionMade(decision)]
+    assert list(state.decisions) == [decision]
 
 
 @pytest.mark.parametrize(
@@ -555,15 +548,14 @@ async def test_fire_records_a_quiet_hooks_vote_that_is_not_routine(
 async def test_fire_records_nothing_when_no_hook_ran(
     state: RunState, run: RunView, registered: list[Any]
 ) -> None:
-    emitted: list[StreamEvent] = []
     event = tool_call(run)
-    decision, after = await dispatcher(
-        HookRegistry(registered), state, run, emit=emitted.append
-    ).fire(BEFORE_TOOL, event)
+    decision, after = await dispatcher(HookRegistry(registered), state, run).fire(
+        BEFORE_TOOL, event
+    )
     assert decision is NO_DECISION
     assert after is event
     assert state.decisions == []
-    assert emitted == []
+    assert list(state.decisions) == []
     assert state.metadata == {}
 
 

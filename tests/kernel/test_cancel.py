@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import pytest
 
 import hookagent as h
-from hookagent.kernel.stream import StreamEvent
+from hookagent.live.events import StreamEvent
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 from hookagent.threads import ABANDONED

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent.canonical import call_key
 from hookagent.durable import codec
-from hookagent.durable.journal import call_key
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
 from hookagent.store import MemoryStore

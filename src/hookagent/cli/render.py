@@ -21,7 +21,7 @@ from hookagent.hooks.decision import Decision
 from hookagent.kernel.approval import Approver
 from hookagent.kernel.records import ToolExecution
 from hookagent.kernel.result import RunResult
-from hookagent.kernel.stream import (
+from hookagent.live.events import (
     DecisionMade,
     ModelReplied,
     ReasoningDelta,

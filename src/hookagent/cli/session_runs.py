@@ -36,7 +36,7 @@ from hookagent.durable.kept_runs import resume, unended
 from hookagent.durable.sessions import answer, find_run
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.result import RunResult
-from hookagent.kernel.stream import StepStarted, ToolFinished, ToolStarted
+from hookagent.live.events import StepStarted, ToolFinished, ToolStarted
 from hookagent.store.base import Store
 from hookagent.store.open import open_store
 

@@ -13,16 +13,17 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from hookagent.durable import codec
-from hookagent.durable.journal import Durable, Suspended
+from hookagent.durable.seam import Suspended
 from hookagent.kernel.approval import Answer, Question
-from hookagent.kernel.state import RunState
 from hookagent.store.records import QuestionRecord
 
-__all__ = ["Scope", "answer_json", "fingerprint", "question_json", "settle_durably"]
+if TYPE_CHECKING:
+    from hookagent.durable.journal import Durable
+
+__all__ = ["Scope", "answer_json", "existing", "fingerprint", "question_json", "waiting"]
 
 Scope = Literal["once", "run", "session"]
 
@@ -55,30 +56,7 @@ def answer_json(
     )
 
 
-async def settle_durably(
-    durable: Durable,
-    question: Question,
-    key: str,
-    state: RunState,
-    *,
-    ask_hooks: Callable[[Question], Awaitable[Answer | None]],
-    ask_human: Callable[[Question], Awaitable[Answer]],
-    has_approver: bool,
-) -> Answer:
-    entry = durable.find(key)
-    if entry is not None:
-        answer: Answer = codec.load("answer", entry.data)
-        return answer
-    answer_ = await _find(durable, question, key) or await ask_hooks(question)
-    if answer_ is None:
-        if not has_approver:
-            await _pause(durable, question, key, state)
-        answer_ = await ask_human(question)
-    durable.record(key, "answer", codec.dump("answer", answer_))
-    return answer_
-
-
-async def _find(durable: Durable, question: Question, key: str) -> Answer | None:
+async def existing(durable: Durable, question: Question, key: str) -> Answer | None:
     """An answer that already exists: to this very question, or an approval in scope."""
     now = time.time()
     mark = fingerprint(question, durable.policy_version)
@@ -107,9 +85,10 @@ async def _find(durable: Durable, question: Question, key: str) -> Answer | None
     return None
 
 
-async def _pause(durable: Durable, question: Question, key: str, state: RunState) -> None:
+def waiting(durable: Durable, question: Question, key: str) -> QuestionRecord:
+    """The record of a question that waits for someone."""
     now = time.time()
-    record = QuestionRecord(
+    return QuestionRecord(
         id=uuid.uuid4().hex[:12],
         run_id=durable.run_id,
         session_id=durable.session_id,
@@ -119,10 +98,6 @@ async def _pause(durable: Durable, question: Question, key: str, state: RunState
         created_at=now,
         expires_at=now + question.timeout if question.timeout is not None else None,
     )
-    durable.ask(record)
-    state.status = "waiting"
-    await durable.barrier(state, "waiting")
-    raise Suspended(record)
 
 
 def _decode(record: QuestionRecord, by: str) -> Answer:

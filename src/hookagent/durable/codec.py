@@ -12,12 +12,12 @@ resumed run will read it back, so both see the same thing.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hookagent import surrogates
+from hookagent.canonical import canonical, digest, plain
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.approval import Answer
 from hookagent.kernel.records import StepRecord
@@ -39,14 +39,7 @@ __all__ = [
 ]
 
 
-def _fallback(value: Any) -> Any:
-    """Read-only mappings and sequences (views of the run, windows of its history) as plain
-    objects and lists; anything else as its repr."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return list(value)
-    return repr(value)
+_fallback = plain
 
 
 T = TypeVar("T")
@@ -133,14 +126,3 @@ def dump_field(name: str, value: Any) -> Any:
 
 def load_field(name: str, data: Any) -> Any:
     return _adapter(FIELDS[name]).validate_python(data)
-
-
-def canonical(value: Any) -> str:
-    """JSON with sorted keys and no spaces: equal arguments, equal text (surrogates replaced,
-    so arguments read back from the store give the text they were written with)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=_fallback)
-    return surrogates.replace_escapes(text)
-
-
-def digest(*parts: Any) -> str:
-    return hashlib.sha256(canonical(list(parts)).encode()).hexdigest()[:32]

@@ -26,10 +26,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from typing import Any, final
+from typing import Any, NoReturn, final
 
-from hookagent.durable import codec
+from hookagent.canonical import call_key
+from hookagent.durable import answers, codec
+from hookagent.durable.seam import Suspended
 from hookagent.errors import LeaseLost
+from hookagent.kernel.approval import Answer, Question
 from hookagent.kernel.state import RunState
 from hookagent.store.base import Store
 from hookagent.store.records import (
@@ -45,17 +48,10 @@ from hookagent.store.records import (
 __all__ = ["Durable", "Suspended", "call_key", "scalars_of"]
 
 
-class Suspended(BaseException):
-    """Unwinds a run that paused for an answer. A BaseException, so that no `except
-    Exception` on the way (the error policy) mistakes it for a failure."""
-
-    def __init__(self, question: QuestionRecord) -> None:
-        super().__init__(question.id)
-        self.question = question
-
-
 @final
 class Durable:
+    """The `Journal` of a run kept in a `Store`."""
+
     def __init__(
         self,
         store: Store,
@@ -146,8 +142,16 @@ class Durable:
         record.state, record.result, record.updated_at = state, result, time.time()
         self._dirty[call_id] = record
 
-    def ask(self, question: QuestionRecord) -> None:
-        self._questions.append(question)
+    # -- questions -----------------------------------------------------------------------
+    async def answer_for(self, question: Question, key: str) -> Answer | None:
+        return await answers.existing(self, question, key)
+
+    async def pause(self, question: Question, key: str, state: RunState) -> NoReturn:
+        record = answers.waiting(self, question, key)
+        self._questions.append(record)
+        state.status = "waiting"
+        await self.barrier(state, "waiting")
+        raise Suspended(record)
 
     # -- barriers ------------------------------------------------------------------------
     def lose(self, holder: str | None) -> None:
@@ -229,11 +233,6 @@ class Durable:
         self._rows = (len(state.messages), len(state.steps), len(state.decisions))
         self._buffer, self._dirty, self._questions = [], {}, []
         return flush
-
-
-def call_key(run_id: str, call_id: str, canonical_args: str) -> str:
-    """A tool call's idempotency key: what the journal records and the tool is given."""
-    return codec.digest(run_id, call_id, canonical_args)
 
 
 def scalars_of(state: RunState, segment: int) -> str:

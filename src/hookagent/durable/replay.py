@@ -20,10 +20,10 @@ from typing import Any, final
 
 from hookagent.agent import Agent
 from hookagent.durable import codec
+from hookagent.durable.reconcile import RECONCILE
 from hookagent.errors import StoreError
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.approval import Answer, Question
-from hookagent.kernel.reconcile import RECONCILE
 from hookagent.kernel.records import StepRecord
 from hookagent.messages import AssistantMessage, Message, UserMessage
 from hookagent.models.base import ModelResponse

@@ -8,7 +8,7 @@ to run again. Nothing here folds or settles: every call goes through the kernel'
 then the approver), hook timeouts and decision records are exactly those of an agent.
 
 This module keeps the gate itself (registration, sessions, `call`/`call_sync`); one call's
-sequence through the hooks is `gate.sequence`, `wrap`'s wrappers are `gate.wrap`.
+flow through the hooks is `gate.sequence`, `wrap`'s wrappers are `gate.wrap`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, Self, TypeVar, final, overload
 
 from hookagent.gate.result import GateResult
-from hookagent.gate.sequence import CallSequence
+from hookagent.gate.sequence import GatedCall
 from hookagent.gate.wrap import gated
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.events import RunEvent
@@ -44,8 +44,6 @@ from hookagent.kernel.context import Budgets
 from hookagent.kernel.dispatch import Dispatcher
 from hookagent.kernel.result import DecisionLog
 from hookagent.kernel.state import RunState
-from hookagent.kernel.stream import DecisionMade, StreamEvent
-from hookagent.kernel.view import RunView
 from hookagent.registration import HookRegistrations
 
 if TYPE_CHECKING:
@@ -136,24 +134,18 @@ class ToolGate(HookRegistrations):
         call_id = invocation_id or str(uuid.uuid4())
         state = self._session(session)
         decisions: list[Decision] = []
-
-        def collect(event: StreamEvent) -> None:
-            if isinstance(event, DecisionMade):
-                decisions.append(event.decision)
-
         tick = self._watch_tick()
         watch = HookWatch(tick) if tick is not None else None
-        view = RunView(state)
         hooks = Dispatcher(
-            self._registry, state, view, approver=self.approver, emit=collect, watch=watch
+            self._registry, state, approver=self.approver, watch=watch, on_decision=decisions.append
         )
         if watch is not None:
             task = asyncio.current_task()
             assert task is not None, "a gate call runs inside a task"
             watch.track(task)  # hook timeouts: the watchdog follows this task's folds
         try:
-            call = CallSequence(hooks, view, call_id, tool_name, execute, self._budgets.retries)
-            result = await call.run(MappingProxyType(dict(args or {})))
+            call = GatedCall(hooks, hooks.view, call_id, tool_name, execute, self._budgets.retries)
+            result = await call.call(MappingProxyType(dict(args or {})))
         finally:
             if watch is not None:
                 await watch.close()
@@ -251,9 +243,8 @@ class ToolGate(HookRegistrations):
         if state is None or not self._registry.at(EXECUTION_END):
             return
         state.finish("completed", "completed")
-        view = RunView(state)
-        hooks = Dispatcher(self._registry, state, view, approver=None, emit=None, watch=None)
-        await hooks.fire(EXECUTION_END, RunEvent(run=view))
+        hooks = Dispatcher(self._registry, state, approver=None, watch=None)
+        await hooks.fire(EXECUTION_END, RunEvent(run=hooks.view))
 
     async def aclose(self) -> None:
         """End every session."""

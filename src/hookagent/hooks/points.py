@@ -7,6 +7,7 @@ no method anywhere: the engine and registry serve every point alike.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar, final
 
@@ -53,9 +54,16 @@ class HookPoint(Generic[E]):
     fail_closed: Kind = "stop"
     """What a guard that raises or times out amounts to here: `block` refuses the action;
     `stop` ends the run (where blocking would mean "keep going", as at stop)."""
+    call_fields: frozenset[str] = frozenset()
+    """Which of `call_id`, `tool_name` and `args` this point's events declare: an event
+    about one tool call, whose decisions, questions and journal entries name that call."""
 
     def __repr__(self) -> str:
         return f"HookPoint({self.name})"
+
+    def call_field(self, event: E, name: str) -> Any:
+        """The event's `call_id`, `tool_name` or `args` (None where it declares none)."""
+        return getattr(event, name) if name in self.call_fields else None
 
     def accepts(self, kind: Kind) -> bool:
         return kind == "proceed" or kind in self.decisions
@@ -71,6 +79,7 @@ def _point(
     subject: str | None = None,
     fail_closed: Kind | None = None,
 ) -> HookPoint[E]:
+    declared = {field.name for field in dataclasses.fields(event_type)}  # type: ignore[arg-type]
     return HookPoint(
         name=name,
         event_type=event_type,
@@ -79,7 +88,11 @@ def _point(
         feeds_model=feeds_model,
         subject=subject,
         fail_closed=fail_closed or ("block" if "block" in decisions else "stop"),
+        call_fields=frozenset(_CALL_FIELDS & declared),
     )
+
+
+_CALL_FIELDS: Final = frozenset({"call_id", "tool_name", "args"})
 
 
 EXECUTION_START: Final = _point("execution_start", RunEvent)

@@ -1,7 +1,7 @@
 """Questions for a human, raised by hooks returning `ask`.
 
-Without a store, a run answers them through the `approver` callback given to `run`; a later
-store answers them durably (the run waits, and resumes into the fold that asked).
+A run answers them through the `approver` callback given to `run`; a layer that keeps runs
+may answer them from its records, or pause the run until someone answers (`kernel.seams`).
 """
 
 from __future__ import annotations

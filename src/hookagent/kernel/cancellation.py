@@ -5,8 +5,8 @@ around `run`) stops the run at the await it is in: a tool call, a model call, a 
 the cancellation goes on, the run records where it stopped. The call that was running gets an
 error result saying it was interrupted (and that its worker thread was left running, if it
 had one); calls of the same turn not yet made get "not run"; the step is recorded as it
-stands; the state ends `stopped`, stop reason `user_requested`. A run without a store then
-fires execution_end. A durable run is left as a crash leaves it, resumable: nothing more is
+stands; the state ends `stopped`, stop reason `user_requested`. A run nobody keeps then
+fires execution_end. A kept (durable) run is left as a crash leaves it, resumable: nothing more is
 written, its lease is released, and the interrupted call stays `started`, in doubt when the
 run is resumed.
 """
@@ -27,10 +27,10 @@ NOT_RUN: Final = "the run was cancelled before this call"
 """Why a call of the turn was not made (`Not run: …`)."""
 
 
-def stop(state: RunState, *, durable: bool) -> None:
+def stop(state: RunState, *, kept: bool) -> None:
     """The state of a run whose task was cancelled (unless it had ended already)."""
-    kept = "; it is kept in the store and can be resumed" if durable else ""
-    state.finish("stopped", "user_requested", f"cancelled{kept}")
+    note = "; it is kept and can be resumed" if kept else ""
+    state.finish("stopped", "user_requested", f"cancelled{note}")
 
 
 def interrupted(call: ToolCall, error: BaseException) -> ToolResult:

@@ -5,19 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Any, final
+from typing import Any, TypeVar, final
 
-from hookagent.durable.journal import Durable
 from hookagent.errors import ConfigError
+from hookagent.hooks.decision import Decision
+from hookagent.hooks.points import HookPoint
 from hookagent.kernel.dispatch import Dispatcher
+from hookagent.kernel.seams import CallLog, TurnBoundary
 from hookagent.kernel.state import RunState
-from hookagent.kernel.stream import Emit
 from hookagent.kernel.view import RunView
-from hookagent.models.base import Model, ToolSpec
+from hookagent.models.base import Model, OnDelta, ToolSpec
 from hookagent.spill.results import ToolOutputs
 from hookagent.tools.base import Tool
 
 __all__ = ["Budgets", "RunContext"]
+
+E = TypeVar("E")
 
 
 @final
@@ -55,11 +58,16 @@ class RunContext:
     system_prompt: str | None
     settings: Mapping[str, Any]
     budgets: Budgets
-    emit: Emit | None
-    deltas: bool = True
-    """Whether model calls stream their deltas to `emit` (False: made whole, as without it)."""
-    durable: Durable | None = None
-    """Set when the run is kept in a store (see `hookagent.durable`)."""
+    on_delta: OnDelta | None = None
+    """Where a streaming model's deltas go while someone watches (None: replies are made
+    whole)."""
+    calls: CallLog | None = None
+    """What a layer that keeps the run does with its tool calls (`kernel.seams`)."""
+    turn: TurnBoundary | None = None
+    """Called as each turn begins, for a layer that keeps the run (`kernel.seams`)."""
+    kept: bool = False
+    """Whether a layer keeps the run to be resumed: a cancelled run is then left as a crash
+    leaves it (`cancellation`)."""
     outputs: ToolOutputs | None = None
     """Per tool, how long a result the model reads; longer ones are saved in the run's folder."""
     resumed_at: float = field(default_factory=perf_counter)
@@ -68,6 +76,17 @@ class RunContext:
     @property
     def ended(self) -> bool:
         return self.state.stop_reason is not None
+
+    async def consult(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
+        """Fire `point` and apply what a decision means at any point, so a rung handles
+        only what is particular to its own: a `stop` ends the run (the rung checks
+        `ended`), and otherwise the hooks' contexts reach the model's next request."""
+        decision, event = await self.hooks.fire(point, event)
+        if decision.outcome == "stop":
+            self.state.stop_by(decision)
+        else:
+            self.state.add_reminder(decision.contexts)
+        return decision, event
 
     def tick(self) -> None:
         """Bring the state's cumulative execution time up to date."""

@@ -1,7 +1,10 @@
 """`fire`: the kernel's one call per hook point.
 
-Runs the fold, settles any `ask` through the approver, records the decision in the run state
-and the stream, and applies metadata changes. A point with no hooks costs a dict lookup.
+Runs the fold, settles any `ask` through the approver, records the decision in the run state,
+and applies metadata changes. A point with no hooks costs a dict lookup.
+
+The fold runner and the settling of questions are injected (`kernel.seams`): a layer that
+keeps runs journals them there, and the dispatcher does not know it.
 """
 
 from __future__ import annotations
@@ -12,9 +15,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final, TypeVar, cast, final
 
-from hookagent.durable import folds
-from hookagent.durable.answers import settle_durably
-from hookagent.durable.journal import Durable
 from hookagent.errors import ApprovalError
 from hookagent.hooks.decision import Decision
 from hookagent.hooks.engine import Folded, fold
@@ -25,9 +25,10 @@ from hookagent.hooks.registry import HookRegistry
 from hookagent.hooks.result import HookResult
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Answer, Approver, Question
+from hookagent.kernel.seams import FoldRunner, Settle, settle_directly
 from hookagent.kernel.state import RunState
-from hookagent.kernel.stream import DecisionMade, Emit
 from hookagent.kernel.view import RunView
+from hookagent.models.base import ToolSpec
 from hookagent.remedies import NO_APPROVER, advice
 
 __all__ = ["NO_DECISION", "Dispatcher"]
@@ -43,11 +44,12 @@ class Dispatcher:
     __slots__ = (
         "_approver",
         "_by_point",
-        "_emit",
+        "_fold",
+        "_on_decision",
         "_registry",
+        "_settle_one",
         "_state",
         "_watch",
-        "durable",
         "view",
         "wants",
     )
@@ -56,33 +58,40 @@ class Dispatcher:
         self,
         registry: HookRegistry,
         state: RunState,
-        view: RunView,
+        view: RunView | None = None,
         *,
         approver: Approver | None,
-        emit: Emit | None,
         watch: HookWatch | None,
+        fold_runner: FoldRunner = fold,
+        settle: Settle = settle_directly,
+        tool_specs: tuple[ToolSpec, ...] = (),
+        on_decision: Callable[[Decision], None] | None = None,
     ) -> None:
+        """`view`: the run's view for hooks; None makes one over `state` that fires through
+        this dispatcher (`RunView.fire`). `on_decision` hears of each decision this
+        dispatcher records (a gate call keeps its own)."""
         self._registry = registry
         self._by_point = registry.snapshot()
         self.wants: Callable[[HookPoint[Any]], tuple[Hook[Any], ...] | None] = self._by_point.get
         """Truthy if any hook listens at a point; the kernel skips building events nobody
         would see. (A bound `dict.get`: this runs several times per step.)"""
         self._state = state
-        self.view = view
-        view._fire = self.fire
+        self.view = view if view is not None else RunView(state, tool_specs, fire=self.fire)
         self._approver = approver
-        self._emit = emit
         self._watch = watch
-        self.durable: Durable | None = None
-        """Set for a run kept in a store: folds and answers are journaled."""
+        self._fold = fold_runner
+        self._settle_one = settle
+        self._on_decision = on_decision
+
+    @property
+    def has_approver(self) -> bool:
+        return self._approver is not None
 
     async def fire(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
         hooks = self._by_point.get(point)
         if not hooks:
             return NO_DECISION, event
-        if self.durable is not None:
-            return await self._fire_durably(point, hooks, event, self.durable)
-        folded = await fold(point, hooks, event, self._watch)
+        folded = await self._fold(point, hooks, event, self._watch)
         if folded is None:
             return NO_DECISION, event
         if isinstance(folded, HookResult):  # only quiet hooks voted, routinely
@@ -92,9 +101,9 @@ class Dispatcher:
         return decision, folded.event
 
     async def fire_now(self, point: HookPoint[E], event: E) -> tuple[Decision, E]:
-        """`fire` outside the journal, for points that belong to the process rather than to
-        the run (session_start, session_end): a resumed run runs their hooks again instead of
-        replaying them. Their points accept no `ask`."""
+        """`fire` past the injected fold runner, for points that belong to the process rather
+        than to the run (session_start, session_end): a resumed run runs their hooks again
+        instead of replaying them. Their points accept no `ask`."""
         hooks = self._by_point.get(point)
         folded = await fold(point, hooks, event, self._watch) if hooks else None
         if folded is None:
@@ -103,26 +112,6 @@ class Dispatcher:
             return _ROUTINE[folded.kind], event
         return self._record(point, folded, None), folded.event
 
-    async def _fire_durably(
-        self, point: HookPoint[E], hooks: tuple[Hook[E], ...], event: E, durable: Durable
-    ) -> tuple[Decision, E]:
-        """The fold's outcome comes from the journal when this segment already ran it;
-        otherwise the hooks run and the outcome is journaled before anything acts on it."""
-        key = durable.key(point.name, self._state.position.step, getattr(event, "call_id", None))
-        entry = durable.find(key)
-        if entry is not None:
-            folded = folds.decode(event, entry.data)
-        else:
-            folded = await fold(point, hooks, event, self._watch)
-            durable.record(key, "fold", folds.encode(point, event, folded))
-        if folded is None:
-            return NO_DECISION, event
-        if isinstance(folded, HookResult):
-            return _ROUTINE[folded.kind], event
-        answer = await self._settle(point, folded, key) if folded.best.kind == "ask" else None
-        decision = self._record(point, folded, answer)
-        return decision, folded.event
-
     def _record(self, point: HookPoint[E], folded: Folded[E], answer: str | None) -> Decision:
         best = folded.best
         state = self._state
@@ -130,7 +119,7 @@ class Dispatcher:
             point=point.name,
             run_id=state.run_id,
             step=state.position.step,
-            call_id=getattr(folded.event, "call_id", None),
+            call_id=point.call_field(folded.event, "call_id"),
             outcome=folded.outcome,
             reason=best.reason,
             hook=_decider(folded),
@@ -146,13 +135,12 @@ class Dispatcher:
         if folded.metadata:
             state.metadata.update(folded.metadata)
         state.decisions.append(decision)
-        if self._emit is not None:
-            self._emit(DecisionMade(decision))
+        if self._on_decision is not None:
+            self._on_decision(decision)
         return decision
 
-    async def _settle(self, point: HookPoint[E], folded: Folded[E], key: str = "") -> str:
-        """Ask each question in turn; the first denial refuses the action. `key` is the
-        fold's journal key when the run is durable."""
+    async def _settle(self, point: HookPoint[E], folded: Folded[E]) -> str:
+        """Ask each question in turn; the first denial refuses the action."""
         answers: list[str] = []
         for index, (hook_id, spec) in enumerate(folded.asks):
             question = Question(
@@ -162,25 +150,13 @@ class Dispatcher:
                 options=spec.options,
                 run_id=self._state.run_id,
                 step=self._state.position.step,
-                call_id=getattr(folded.event, "call_id", None),
-                tool_name=getattr(folded.event, "tool_name", None),
-                args=getattr(folded.event, "args", None),
+                call_id=point.call_field(folded.event, "call_id"),
+                tool_name=point.call_field(folded.event, "tool_name"),
+                args=point.call_field(folded.event, "args"),
                 timeout=spec.timeout,
                 default=spec.default,
             )
-            durable = self.durable
-            if durable is None:
-                answer = await self._ask_hooks(question) or await self._ask_human(question)
-            else:
-                answer = await settle_durably(
-                    durable,
-                    question,
-                    f"{key}:q{index}",
-                    self._state,
-                    ask_hooks=self._ask_hooks,
-                    ask_human=self._ask_human,
-                    has_approver=self._approver is not None,
-                )
+            answer = await self._settle_one(question, index, self)
             if not answer.approved:
                 why = answer.reason or "no reason given"
                 if answer.stop_reason is not None:  # every point that asks accepts `stop`
@@ -190,12 +166,12 @@ class Dispatcher:
                 folded.best = _refusal(point, f"{hook_id} asked {spec.question!r}; denied: {why}")
                 folded.decided_by = hook_id
                 return f"denied by {answer.by}: {why}"
-            if answer.updated_args is not None and hasattr(folded.event, "args"):
+            if answer.updated_args is not None and "args" in point.call_fields:
                 folded.event = replace(cast(Any, folded.event), args=answer.updated_args)
             answers.append(_describe(answer))
         return "; ".join(answers)  # the outcome stays `ask`, which the kernel lets through
 
-    async def _ask_hooks(self, question: Question) -> Answer | None:
+    async def ask_hooks(self, question: Question) -> Answer | None:
         """permission_request hooks may answer for the human (or refuse)."""
         if not self.wants(PERMISSION_REQUEST):
             return None
@@ -211,7 +187,7 @@ class Dispatcher:
             return replace(event.answer, by=decision.hook or event.answer.by)
         return None
 
-    async def _ask_human(self, question: Question) -> Answer:
+    async def ask_human(self, question: Question) -> Answer:
         await self.fire(
             NOTIFICATION,
             NotificationEvent(

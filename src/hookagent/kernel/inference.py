@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import final
 
-from hookagent.durable import codec, errors
-from hookagent.durable.journal import Durable
 from hookagent.hooks.events import InferenceEvent, InferenceResultEvent
 from hookagent.hooks.points import AFTER_INFERENCE, BEFORE_INFERENCE
 from hookagent.kernel.context import RunContext
@@ -40,14 +38,12 @@ class Inference:
         )
         cached: ModelResponse | None = None
         if ctx.hooks.wants(BEFORE_INFERENCE):
-            before, event = await ctx.hooks.fire(
+            _, event = await ctx.consult(
                 BEFORE_INFERENCE,
                 InferenceEvent(run=ctx.view, step=state.position.step, request=request),
             )
-            if before.outcome == "stop":
-                state.stop_by(before)
+            if ctx.ended:
                 return None, ()
-            state.add_reminder(before.contexts)
             request, cached = event.request, event.response
         attempt = 1
         spent: Usage | None = None
@@ -60,7 +56,7 @@ class Inference:
                     state.usage = state.usage + spent
                 return None, ()
             if not ctx.hooks.wants(AFTER_INFERENCE):
-                return _with_spent(response, spent), ()
+                return response if spent is None else _with_spent(response, spent), ()
             after, checked = await ctx.hooks.fire(
                 AFTER_INFERENCE,
                 InferenceResultEvent(
@@ -76,7 +72,8 @@ class Inference:
                 state.stop_by(after)
                 return None, ()
             if after.outcome != "retry":
-                return _with_spent(checked.response, spent), after.contexts
+                reply = checked.response
+                return reply if spent is None else _with_spent(reply, spent), after.contexts
             spent = response.usage if spent is None else spent + response.usage
             if attempt > ctx.budgets.retries:
                 state.finish(
@@ -97,8 +94,6 @@ class Inference:
         attempt = 1
         while True:
             try:
-                if ctx.durable is not None:
-                    return await self._call_durably(ctx, request, ctx.durable)
                 return await _ask(ctx, request)
             except Exception as exc:
                 action = await self._errors.handle(ctx, exc, where="model", attempt=attempt)
@@ -106,34 +101,13 @@ class Inference:
                     return None
                 attempt += 1
 
-    async def _call_durably(
-        self, ctx: RunContext, request: ModelRequest, durable: Durable
-    ) -> ModelResponse:
-        """A reply (or failure) this segment already got is taken from the journal."""
-        key = durable.key("model", ctx.state.position.step, None)
-        entry = durable.find(key)
-        if entry is not None:
-            if entry.kind == "model_error":
-                raise errors.load(entry.data)
-            response: ModelResponse = codec.load("response", entry.data)
-            return response
-        try:
-            response = await _ask(ctx, request)
-        except Exception as exc:
-            durable.record(key, "model_error", errors.dump(exc))
-            raise
-        durable.record(key, "model", codec.dump("response", response))
-        return response
-
 
 async def _ask(ctx: RunContext, request: ModelRequest) -> ModelResponse:
     """The model's reply, streamed when someone watches, made safe to keep (`received`)."""
-    if ctx.emit is not None and ctx.deltas and isinstance(ctx.model, StreamingModel):
-        return received(await ctx.model.stream(request, safe_deltas(ctx.emit)))
+    if ctx.on_delta is not None and isinstance(ctx.model, StreamingModel):
+        return received(await ctx.model.stream(request, safe_deltas(ctx.on_delta)))
     return received(await ctx.model.request(request))
 
 
-def _with_spent(response: ModelResponse, spent: Usage | None) -> ModelResponse:
-    if spent is None:
-        return response
+def _with_spent(response: ModelResponse, spent: Usage) -> ModelResponse:
     return replace(response, usage=spent + response.usage)

@@ -6,8 +6,8 @@ Claude Code process does: `source` is `startup` for a new run in a new session, 
 a run taken up again (`Agent.resume`) or one continuing a session's conversation. It closes
 the session when it ends (completed, failed or stopped), with the reason `other`; a run that
 pauses for an answer has not ended, and opens the session again (`resume`) when taken up.
-Both points are fired outside the journal: they belong to the process, not to the run's
-segment, so a resumed run runs their hooks again rather than replaying them.
+Both points are fired past the injected fold runner (`fire_now`): they belong to the
+process, not to the run, so a resumed run runs their hooks again rather than replaying them.
 """
 
 from __future__ import annotations
@@ -51,11 +51,9 @@ class ExecutionLifecycle:
         state = ctx.state
         state.position.phase = "start"
         if ctx.hooks.wants(EXECUTION_START):
-            started, _ = await ctx.hooks.fire(EXECUTION_START, RunEvent(run=ctx.view))
-            if started.outcome == "stop":
-                state.stop_by(started)
+            await ctx.consult(EXECUTION_START, RunEvent(run=ctx.view))
+            if ctx.ended:
                 return
-            state.add_reminder(started.contexts)
         if prompt is not None:
             await self.submit(ctx, prompt)
 

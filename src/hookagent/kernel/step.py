@@ -16,7 +16,6 @@ from hookagent.hooks.points import AFTER_STEP, BEFORE_STEP
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.inference import Inference
 from hookagent.kernel.step_table import NO_USAGE
-from hookagent.kernel.stream import ModelReplied, StepFinished, StepStarted
 from hookagent.kernel.tool_executor import ToolExecutor
 from hookagent.models.base import ModelResponse
 
@@ -35,58 +34,34 @@ class StepRunner:
         state = ctx.state
         index = state.step_count + 1
         state.position.phase, state.position.step, state.position.call_id = "step", index, None
-        if ctx.emit is not None:
-            ctx.emit(StepStarted(index))
         if ctx.hooks.wants(BEFORE_STEP):
-            before, _ = await ctx.hooks.fire(BEFORE_STEP, StepEvent(run=ctx.view, step=index))
-            if before.outcome == "stop":
-                state.stop_by(before)
+            await ctx.consult(BEFORE_STEP, StepEvent(run=ctx.view, step=index))
+            if ctx.ended:
                 return
-            state.add_reminder(before.contexts)
         started, wall = perf_counter(), time.time()
         response, contexts = await self._inference.infer(ctx)
         at, calls = -1, 0
         if response is not None:
             at = len(state.messages)
             state.messages.append(response.message)
-            if ctx.emit is not None:
-                ctx.emit(ModelReplied(index, response))
             state.add_reminder(contexts)
             tool_calls = response.message.tool_calls
-            if tool_calls and ctx.durable is not None:
-                for call in tool_calls:
-                    ctx.durable.call(call.id, index, call.name, call.args, "planned")
+            if tool_calls and ctx.calls is not None:
+                ctx.calls.planned(index, tool_calls)
             if tool_calls and not ctx.ended:
-                calls = await self._run_tools(ctx, index, response, at, wall, started)
+                calls = len(tool_calls)
+                try:
+                    await self._tools.run_all(ctx, tool_calls)
+                except asyncio.CancelledError:  # every call has its result (`cancellation`)
+                    self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
+                    raise
         elif ctx.ended:
             return
         self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
         if ctx.hooks.wants(AFTER_STEP):
-            after, _ = await ctx.hooks.fire(
+            await ctx.consult(
                 AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=state.steps[-1])
             )
-            if after.outcome == "stop":
-                state.stop_by(after)
-            state.add_reminder(after.contexts)
-
-    async def _run_tools(
-        self,
-        ctx: RunContext,
-        index: int,
-        response: ModelResponse,
-        at: int,
-        wall: float,
-        started: float,
-    ) -> int:
-        """Run the reply's tool calls; how many. When the run is cancelled meanwhile, every
-        call has its result (see `cancellation`), and the step is recorded as it stands."""
-        calls = response.message.tool_calls
-        try:
-            await self._tools.run_all(ctx, calls)
-        except asyncio.CancelledError:
-            self._record(ctx, index, response, at, len(calls), wall, perf_counter() - started)
-            raise
-        return len(calls)
 
     def record_failure(self, ctx: RunContext) -> None:
         """Record a step that raised before it could record itself."""
@@ -116,5 +91,3 @@ class StepRunner:
             else:
                 state.output = response.message.content
         ctx.tick()
-        if ctx.emit is not None:
-            ctx.emit(StepFinished(state.steps[-1]))

@@ -5,7 +5,8 @@ conversation, so a record object per step and per call (with its floats and ints
 most of that a second time: several hundred bytes a step against the conversation's ~90.
 The table keeps only what the conversation lacks, in flat arrays (times, attempts, flags,
 where the step's messages are), and builds an equal `StepRecord` whenever one is read.
-The kernel writes through `append_step` and `append_call` and never builds a record itself.
+The kernel writes through `append_step` and `append_call` and never builds a record itself;
+a watcher (`watch`) hears of each record as it is appended.
 
 The table reads `RunState.messages`, which the runtime only ever appends to.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final, final, overload
+from typing import TYPE_CHECKING, Any, Final, Protocol, final, overload
 
 from hookagent.kernel.call_table import DATA_KEPT, CallTable, moved
 from hookagent.kernel.records import StepRecord, ToolExecution
@@ -28,10 +29,18 @@ if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
-__all__ = ["NO_USAGE", "StepTable"]
+__all__ = ["NO_USAGE", "StepTable", "StepWatcher"]
 
 NO_USAGE: Final = Usage()
 """The usage of a step whose model call failed (shared: `Usage` is frozen)."""
+
+
+class StepWatcher(Protocol):
+    """Hears of records as the kernel appends them (a live view of a run)."""
+
+    def call_recorded(self, execution: ToolExecution, /) -> None: ...
+
+    def step_recorded(self, record: StepRecord, /) -> None: ...
 
 
 @final
@@ -52,6 +61,7 @@ class StepTable(Sequence[StepRecord]):
         "_scan",
         "_started",
         "_usage",
+        "_watcher",
     )
 
     def __init__(self, messages: list[Message] | None = None) -> None:
@@ -70,6 +80,7 @@ class StepTable(Sequence[StepRecord]):
         self._calls = CallTable()
         self._scan = 0
         """Where `append` looks for the next record's messages."""
+        self._watcher: StepWatcher | None = None
 
     @classmethod
     def over(cls, messages: list[Message], records: Iterable[StepRecord]) -> StepTable:
@@ -101,6 +112,23 @@ class StepTable(Sequence[StepRecord]):
         """A tool call of the step in progress, its result message at `at`; `proxy` is the
         read-only view of `call.args` that hooks were shown, if any."""
         self._calls.record(at, call, args, proxy, result, blocked, started, duration, attempts)
+        if self._watcher is not None:
+            self._watcher.call_recorded(
+                ToolExecution(
+                    call_id=call.id,
+                    name=call.name,
+                    args=args,
+                    result=result,
+                    blocked=blocked,
+                    started_at=started,
+                    duration=duration,
+                    attempts=attempts,
+                )
+            )
+
+    def watch(self, watcher: StepWatcher | None) -> None:
+        """Tell `watcher` of every call and step recorded from now on (None: stop)."""
+        self._watcher = watcher
 
     def append_step(
         self,
@@ -136,6 +164,8 @@ class StepTable(Sequence[StepRecord]):
         self._add_step(kind, at, usage, started, duration, errors)
         if index != position + 1:  # not from the kernel, which numbers steps this way
             self._loose[position] = replace(self._record(position), index=index)
+        if self._watcher is not None:
+            self._watcher.step_recorded(self._record(position))
 
     def last_call_count(self) -> int:
         """How many tool calls the last step ran, without building its record."""

@@ -2,13 +2,13 @@
 
 Whatever goes wrong with a call (a block, an unknown tool, bad arguments, an exception) ends
 as an error result the model reads; only a `stop` or the error policy ends the run. Each call
-is recorded as a row of the state's `StepTable`; a `ToolExecution` is built only for a stream.
+is recorded as a row of the state's `StepTable`. The hooks' part of a call is the shared
+`ToolCallFlow`; what the run keeps of its calls beyond that goes through `ctx.calls`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
@@ -16,18 +16,14 @@ from time import perf_counter
 from types import MappingProxyType
 from typing import Any, final
 
-from hookagent.durable import codec
-from hookagent.durable.journal import Durable, call_key
-from hookagent.hooks.events import ToolCallEvent, ToolResultEvent
-from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL, TOOL_REFUSED
+from hookagent.canonical import call_key, canonical
+from hookagent.hooks.decision import Decision
+from hookagent.hooks.points import BEFORE_TOOL, TOOL_REFUSED
 from hookagent.kernel.cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.failures import ErrorHandler
-from hookagent.kernel.in_doubt import settle_doubt
-from hookagent.kernel.reconcile import RECONCILE, note
-from hookagent.kernel.records import ToolExecution
 from hookagent.kernel.refusal import refused
-from hookagent.kernel.stream import ToolFinished, ToolStarted
+from hookagent.kernel.tool_flow import ToolCallFlow
 from hookagent.messages import ToolCall, ToolResultMessage
 from hookagent.surrogates import replace as replace_surrogates
 from hookagent.tools.base import ToolContext, ToolResult
@@ -107,178 +103,79 @@ class ToolExecutor:
 
     async def run_one(self, ctx: RunContext, call: ToolCall) -> None:
         ctx.state.position.phase, ctx.state.position.call_id = "tool", call.id
-        step = ctx.state.position.step
-        if ctx.emit is not None:
-            ctx.emit(ToolStarted(step, call.id, call.name, call.args))
-        invalid = _invalid(ctx, call)
-        if invalid is not None:  # nothing can run, so there is nothing for hooks to guard
-            self._record(ctx, call, call.args, None, invalid)
-            return
+        if call.name not in ctx.tools or call.parse_error is not None:
+            self._record(ctx, call, call.args, None, _invalid(ctx, call))
+            return  # nothing can run, so there is nothing for hooks to guard
         asked = call  # as the reply has it: the step's record rebuilds args from it
         prepare = ctx.preparers.get(call.name)
         if prepare is not None:
             call = replace(call, args=prepare(call.args))
         args: Mapping[str, Any] = call.args
-        proxy: Mapping[str, Any] | None = None
-        shown: Mapping[str, Any] | None = None  # `proxy` if it views the reply's own args
-        contexts: tuple[str, ...] = ()
+        shown: Mapping[str, Any] | None = None  # the view hooks got, if it is the reply's args
         if ctx.hooks.wants(BEFORE_TOOL):
-            proxy = MappingProxyType(call.args)  # changed only through `modify`
-            shown = proxy if call is asked else None
-            before, event = await ctx.hooks.fire(
-                BEFORE_TOOL,
-                ToolCallEvent(
-                    run=ctx.view, step=step, call_id=call.id, tool_name=call.name, args=proxy
-                ),
-            )
-            args, contexts = event.args, before.contexts
-            if before.outcome in ("block", "stop"):
-                if before.outcome == "stop":
-                    ctx.state.stop_by(before)
-                elif ctx.hooks.wants(TOOL_REFUSED):
-                    contexts = (*contexts, *await refused(ctx, call, args, before))
-                message = f"Tool call {call.name!r} was blocked by {before.hook}: {before.reason}"
-                result = _with_context(ToolResult.error(message), contexts)
-                self._record(ctx, asked, args, shown, result, blocked=True)
-                return
-        if ctx.durable is not None:
-            ctx.durable.call(call.id, step, call.name, args, "approved")
-        started, wall = perf_counter(), time.time()
+            args = MappingProxyType(call.args)  # changed only through `modify`
+            shown = args if call is asked else None
+        flow = _KernelCall(
+            ctx.hooks, ctx.view, ctx.state.position.step, call.id, call.name, ctx.budgets.retries
+        )
+        flow.ctx, flow.call, flow.executor = ctx, call, self
         try:
-            result, attempts = await self._execute_with_hooks(ctx, call, args, contexts)
+            result = await flow.run(args)
         except asyncio.CancelledError as exc:
-            result = interrupted(call, exc)
-            duration = perf_counter() - started
-            self._record(ctx, asked, args, shown, result, started=wall, duration=duration)
+            if flow.wall:  # the tool had started (else the call is left "not run")
+                duration = perf_counter() - flow.began
+                result = interrupted(call, exc)
+                self._record(
+                    ctx, asked, flow.args, shown, result, started=flow.wall, duration=duration
+                )
             raise
+        if flow.blocked:
+            self._record(ctx, asked, flow.args, shown, result, blocked=True)
+            return
         self._record(
             ctx,
             asked,
-            args,
+            flow.args,
             shown,
             result,
-            started=wall,
-            duration=perf_counter() - started,
-            attempts=attempts,
+            started=flow.wall,
+            duration=perf_counter() - flow.began,
+            attempts=flow.attempts,
         )
 
-    async def _execute_with_hooks(
-        self,
-        ctx: RunContext,
-        call: ToolCall,
-        args: Mapping[str, Any],
-        contexts: tuple[str, ...],
-    ) -> tuple[ToolResult, int]:
-        attempt = 1
-        while True:
-            started = perf_counter()
-            if ctx.durable is None:
-                result, attempt = await self._execute(ctx, call, args, attempt)
-            else:
-                result, attempt = await self._execute_durably(ctx, call, args, attempt, ctx.durable)
-            if ctx.ended or not ctx.hooks.wants(AFTER_TOOL):
-                return _with_context(result, contexts), attempt
-            after, event = await ctx.hooks.fire(
-                AFTER_TOOL,
-                ToolResultEvent(
-                    run=ctx.view,
-                    step=ctx.state.position.step,
-                    call_id=call.id,
-                    tool_name=call.name,
-                    args=args,
-                    result=result,
-                    duration=perf_counter() - started,
-                    attempt=attempt,
-                ),
-            )
-            given = event.result
-            if given is not result and ctx.outputs is not None:  # a hook's own result
-                given = await ctx.outputs.bound(ctx.state.run_id, call, given)
-            result = _with_context(given, (*contexts, *after.contexts))
-            if after.outcome == "stop":
-                ctx.state.stop_by(after)
-            if after.outcome != "retry":
-                return result, attempt
-            if attempt > ctx.budgets.retries:
-                ctx.state.finish(
-                    "stopped",
-                    "retry_limit",
-                    f"after_tool hooks asked to retry {call.name!r} more than "
-                    f"{ctx.budgets.retries} times (retry budget); last reason: "
-                    f"{after.reason}",
-                )
-                return result, attempt
-            attempt += 1
-
-    async def _execute_durably(
-        self,
-        ctx: RunContext,
-        call: ToolCall,
-        args: Mapping[str, Any],
-        attempt: int,
-        durable: Durable,
-    ) -> tuple[ToolResult, int]:
-        """Exactly once: a result this segment already got is taken from the journal; a call
-        that was started but never recorded as ended is in doubt and is not simply run again;
-        otherwise `started` is made durable before the tool runs, and its result after."""
-        state = ctx.state
-        key = durable.key("tool", state.position.step, call.id)
-        settled = durable.key(RECONCILE, state.position.step, call.id)
-        entry = durable.find(key)
-        if entry is not None:
-            if (reconciled := durable.find(settled)) is not None:  # as the first pass had it
-                note(ctx, codec.load("decision", reconciled.data))
-            recorded: ToolResult = codec.load("result", entry.data)
-            return recorded, attempt
-        if call.id in durable.doubtful:
-            durable.doubtful.discard(call.id)
-            doubt = await settle_doubt(ctx, call, args, durable, settled)
-            if doubt is not None:
-                durable.record(key, "tool", codec.dump("result", doubt))
-                return doubt, attempt
-        durable.call(call.id, state.position.step, call.name, args, "started")
-        await durable.barrier(state)  # a crash from here on leaves the call in doubt
-        result, attempt = await self._execute(ctx, call, args, attempt)
-        data, result = codec.stored("result", result)  # what a resumed run will read
-        durable.record(key, "tool", data)
-        durable.finish_call(call.id, "failed" if result.is_error else "done", data)
-        await durable.barrier(state)
-        return result, attempt
-
-    async def _execute(
+    async def execute(
         self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
     ) -> tuple[ToolResult, int]:
         """The tool's result as the run records it: text UTF-8 can carry (unpaired
         surrogates as U+FFFD, which a provider or the store would refuse), cut to a preview
         and saved whole in the run's folder when longer than the tool's `max_result_chars`;
         and the number of its last attempt, error-policy retries counted."""
-        result, attempt = await self._call_tool(ctx, call, args, attempt)
-        content = replace_surrogates(result.content)
-        if content is not result.content:
-            result = replace(result, content=content)
-        if result.images and not getattr(ctx.model, "accepts_images", False):
-            result = without_images(result)
-        if ctx.outputs is None:
-            return result, attempt
-        return await ctx.outputs.bound(ctx.state.run_id, call, result), attempt
-
-    async def _call_tool(
-        self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any], attempt: int
-    ) -> tuple[ToolResult, int]:
         tool = ctx.tools[call.name]
-        key = _idempotency_key(ctx, call, args)
+        run_id = ctx.view.run_id
+        key = lambda: call_key(run_id, call.id, canonical(dict(args)))  # noqa: E731  # when asked
         while True:
             try:
-                context = ToolContext(run=ctx.view, call=call, idempotency_key=key)
-                return await tool(args, context), attempt
+                result = await tool(args, ToolContext(run=ctx.view, call=call, idempotency_key=key))
+                break
             except Exception as exc:
                 action = await self._errors.handle(
                     ctx, exc, where=f"tool:{call.name}", attempt=attempt, error_class="tool"
                 )
                 if action != "retry" or attempt > ctx.budgets.retries:
                     error = f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}"
-                    return ToolResult.error(error), attempt
+                    result = ToolResult.error(error)
+                    break
                 attempt += 1
+        content = replace_surrogates(result.content)
+        if content is not result.content:
+            result = replace(result, content=content)
+        if result.images and not getattr(ctx.model, "accepts_images", False):
+            result = without_images(result)
+        outputs = ctx.outputs
+        limit = outputs.limits.get(call.name) if outputs is not None else None
+        if limit is not None and outputs is not None and len(result.content) > limit:
+            result = await outputs.bound(ctx.state.run_id, call, result)  # over: cut, saved
+        return result, attempt
 
     def _record(
         self,
@@ -326,18 +223,6 @@ class ToolExecutor:
         state.steps.append_call(
             len(messages) - 1, call, args, proxy, result, blocked, started, duration, attempts
         )
-        if ctx.emit is not None:
-            execution = ToolExecution(
-                call_id=call.id,
-                name=call.name,
-                args=args,
-                result=result,
-                blocked=blocked,
-                started_at=started,
-                duration=duration,
-                attempts=attempts,
-            )
-            ctx.emit(ToolFinished(state.position.step, execution))
 
 
 _SINK: ContextVar[list[Callable[[], None]] | None] = ContextVar("tool_record_sink", default=None)
@@ -354,33 +239,43 @@ def _concurrent_group(
     return calls[start : max(end, start + 1)]
 
 
-def _invalid(ctx: RunContext, call: ToolCall) -> ToolResult | None:
+def _invalid(ctx: RunContext, call: ToolCall) -> ToolResult:
     """The error result for a call that names no tool or whose arguments did not parse."""
     if call.name not in ctx.tools:
         available = ", ".join(sorted(ctx.tools)) or "none"
         return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {available}.")
-    if call.parse_error is not None:
-        return ToolResult.error(f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
-    return None
+    return ToolResult.error(f"Invalid arguments for tool {call.name!r}: {call.parse_error}")
 
 
-def _idempotency_key(
-    ctx: RunContext, call: ToolCall, args: Mapping[str, Any]
-) -> str | Callable[[], str]:
-    """The call's key as the journal has it, or (a run without a store) a function that
-    computes it the same way when the tool first asks."""
-    record = ctx.durable.calls.get(call.id) if ctx.durable is not None else None
-    if record is not None:
-        return record.idempotency_key
-    run_id = ctx.view.run_id
-    return lambda: call_key(run_id, call.id, codec.canonical(dict(args)))
+@final
+class _KernelCall(ToolCallFlow):
+    """The flow of one call of a run: the run's tool, its records and its budgets."""
 
+    __slots__ = ("call", "ctx", "executor")
 
-def _with_context(result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:
-    """Hook context rides next to the tool result, as a system reminder."""
-    if not contexts:
-        return result
-    body = "\n".join(contexts)
-    return replace(
-        result, content=f"{result.content}\n\n<system-reminder>\n{body}\n</system-reminder>"
-    )
+    call: ToolCall
+    ctx: RunContext
+    executor: ToolExecutor
+
+    async def execute(self, args: Mapping[str, Any], attempt: int) -> tuple[ToolResult, int]:
+        ctx, calls = self.ctx, self.ctx.calls
+        if calls is None:
+            return await self.executor.execute(ctx, self.call, args, attempt)
+        return await calls.execute(ctx, self.call, args, attempt, self.executor.execute)
+
+    def stop(self, decision: Decision) -> None:
+        self.ctx.state.stop_by(decision)
+
+    def give_up(self, message: str) -> None:
+        self.ctx.state.finish("stopped", "retry_limit", message)
+
+    async def refused(self, args: Mapping[str, Any], before: Decision) -> tuple[str, ...]:
+        if not self.ctx.hooks.wants(TOOL_REFUSED):
+            return ()
+        return await refused(self.ctx, self.call, args, before)
+
+    async def own_result(self, result: ToolResult) -> ToolResult:
+        outputs = self.ctx.outputs
+        if outputs is None:
+            return result
+        return await outputs.bound(self.ctx.state.run_id, self.call, result)

@@ -6,7 +6,7 @@ length, and they always show the current values.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar, final, overload
@@ -66,9 +66,17 @@ class RunView:
         "tool_specs",
     )
 
-    def __init__(self, state: RunState, tool_specs: Sequence[ToolSpec] = ()) -> None:
+    def __init__(
+        self,
+        state: RunState,
+        tool_specs: Sequence[ToolSpec] = (),
+        *,
+        fire: Callable[[HookPoint[Any], Any], Awaitable[tuple[Decision, Any]]] | None = None,
+    ) -> None:
+        """`fire`: how `fire` reaches the run's hooks (the run's dispatcher makes its view
+        with its own); a view without one cannot fire."""
         self._state = state
-        self._fire: Any = None
+        self._fire = fire
         self.tool_specs = tuple(tool_specs)
         """The tools this run offers the model, as the model sees them."""
         self._messages = ListView(state.messages)

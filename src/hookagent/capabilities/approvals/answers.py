@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, final
 
-from hookagent.durable import codec
+from hookagent.canonical import digest
 from hookagent.kernel.approval import Answer
 
 __all__ = ["OPTIONS", "Asked", "call_key", "scope_of", "shown_path"]
@@ -41,7 +41,7 @@ class Asked:
 def call_key(tool_name: str, args: Mapping[str, Any]) -> str:
     """What makes two calls the same: the tool and its canonical arguments (as the durable
     store's `fingerprint`, with no policy version: memory lasts one process)."""
-    return codec.digest("tool", tool_name, dict(args), "")
+    return digest("tool", tool_name, dict(args), "")
 
 
 def scope_of(answer: Answer) -> str | None:

@@ -17,10 +17,9 @@ from time import perf_counter
 from typing import Any, Final
 
 from hookagent.durable import codec
-from hookagent.durable.journal import Durable
+from hookagent.durable.seam import Journal
 from hookagent.hooks.decision import Decision, Vote
 from hookagent.kernel.context import RunContext
-from hookagent.kernel.stream import DecisionMade
 from hookagent.messages import ToolCall
 from hookagent.store.records import CallState
 from hookagent.threads import in_thread
@@ -33,7 +32,7 @@ RECONCILE: Final = "reconcile"
 
 
 async def settle(
-    ctx: RunContext, call: ToolCall, args: Mapping[str, Any], durable: Durable, key: str
+    ctx: RunContext, call: ToolCall, args: Mapping[str, Any], durable: Journal, key: str
 ) -> Reconciled | None:
     """Mark the call in doubt and ask its tool (None if it does not reconcile); the answer
     is recorded as a decision and journaled under `key`, and a call found done is done."""
@@ -61,10 +60,8 @@ async def settle(
 
 
 def note(ctx: RunContext, decision: Decision) -> None:
-    """Add a decision to the run's records (and its stream)."""
+    """Add a decision to the run's records."""
     ctx.state.decisions.append(decision)
-    if ctx.emit is not None:
-        ctx.emit(DecisionMade(decision))
 
 
 async def reconcile(

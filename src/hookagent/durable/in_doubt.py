@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from hookagent.durable.journal import Durable
+from hookagent.durable.reconcile import settle
+from hookagent.durable.seam import Journal
 from hookagent.hooks.events import ToolCallEvent
 from hookagent.hooks.points import BEFORE_TOOL
 from hookagent.kernel.context import RunContext
-from hookagent.kernel.reconcile import settle
 from hookagent.messages import ToolCall
 from hookagent.tools.base import ToolResult
 
@@ -26,7 +26,7 @@ async def settle_doubt(
     ctx: RunContext,
     call: ToolCall,
     args: Mapping[str, Any],
-    durable: Durable,
+    durable: Journal,
     settled: str,
 ) -> ToolResult | None:
     """The result to give for an in-doubt call, or None to run it again. The tool's
