@@ -386,7 +386,7 @@ class Agent:
             hooks=hooks,
             model=self.model if layer is None else layer.model(self.model),
             tools=setup.tools,
-            preparers=setup.preparers,
+            traits=setup.traits,
             tool_specs=setup.specs,
             system_prompt=self.system_prompt,
             settings=self.settings,

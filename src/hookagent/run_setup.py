@@ -11,7 +11,7 @@ from hookagent.hooks.registry import HookRegistry
 from hookagent.models.base import ToolSpec
 from hookagent.spill.results import ToolOutputs
 from hookagent.tools.base import Tool
-from hookagent.tools.traits import Prepare, ToolTraits, tool_traits
+from hookagent.tools.traits import ToolTraits, tool_traits
 
 if TYPE_CHECKING:
     from hookagent.capability import FinishesResults
@@ -30,8 +30,6 @@ class RunSetup:
     specs: tuple[ToolSpec, ...]
     traits: Mapping[str, ToolTraits]
     """Per tool name, its traits, read and checked once here (`traits_of`)."""
-    preparers: Mapping[str, Prepare]
-    """Per tool name, its `prepare` where it has one (from `traits`)."""
     registry: HookRegistry
     watch_tick: float | None
     finishers: tuple[FinishesResults, ...]
@@ -55,7 +53,6 @@ class RunSetup:
                 for t in tools.values()
             ),
             traits=traits,
-            preparers={name: t.prepare for name, t in traits.items() if t.prepare is not None},
             registry=registry,
             watch_tick=min(1.0, max(0.005, min(timeouts) / 10)) if timeouts else None,
             finishers=finishers,

@@ -83,7 +83,7 @@ def test_declared_traits_are_read_once_into_the_run_setup() -> None:
             reconcile_timeout=5.0,
         )
     }
-    assert made.preparers == {"plain": prepare}
+    assert {name: t.prepare for name, t in made.traits.items() if t.prepare} == {"plain": prepare}
     tool.concurrent = False  # read once: the setup keeps what it read
     assert made.traits["plain"].concurrent is True
 

@@ -38,7 +38,7 @@ async def settle_doubt(
         return None
     if answer is not None and answer.result is not None:
         return answer.result
-    if getattr(ctx.tools[call.name], "idempotent", False):
+    if ctx.traits[call.name].idempotent:
         return None
     if ctx.hooks.wants(BEFORE_TOOL):
         decision, _ = await ctx.hooks.fire(

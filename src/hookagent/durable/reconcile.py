@@ -23,7 +23,8 @@ from hookagent.kernel.context import RunContext
 from hookagent.messages import ToolCall
 from hookagent.store.records import CallState
 from hookagent.threads import in_thread
-from hookagent.tools.base import RECONCILE_TIMEOUT, Reconciled, Reconciles, Tool, ToolResult
+from hookagent.tools.base import Reconciled, ToolResult
+from hookagent.tools.traits import Reconcile, ToolTraits
 
 __all__ = ["RECONCILE", "note", "reconcile", "settle"]
 
@@ -39,7 +40,8 @@ async def settle(
     step = ctx.state.position.step
     record = durable.call(call.id, step, call.name, args, "in_doubt")
     found = await reconcile(
-        ctx.tools[call.name],
+        call.name,
+        ctx.traits[call.name],
         args,
         record.idempotency_key,
         run_id=ctx.view.run_id,
@@ -65,31 +67,38 @@ def note(ctx: RunContext, decision: Decision) -> None:
 
 
 async def reconcile(
-    tool: Tool, args: Mapping[str, Any], key: str, *, run_id: str, step: int, call_id: str
+    name: str,
+    traits: ToolTraits,
+    args: Mapping[str, Any],
+    key: str,
+    *,
+    run_id: str,
+    step: int,
+    call_id: str,
 ) -> tuple[Reconciled, Decision] | None:
     """The tool's answer and its decision record; None when the tool does not reconcile."""
-    if not isinstance(tool, Reconciles):
+    ask = traits.reconcile
+    if ask is None:
         return None
     started = perf_counter()
     answer: Any = None
-    timeout = getattr(tool, "reconcile_timeout", RECONCILE_TIMEOUT)
-    error = _bad_timeout(timeout)
-    if error is None:
-        scope = asyncio.timeout(timeout)
-        try:
-            async with scope:
-                answer = await _answer(tool, dict(args), key)
-        except Exception as exc:  # the tool's failure to tell: the call stays in doubt
-            error = (
-                f"reconcile timed out after {timeout:g} s"
-                if scope.expired()
-                else f"reconcile raised {type(exc).__name__}: {exc}"
-            )
+    timeout = traits.reconcile_timeout  # checked when the agent was built
+    error: str | None = None
+    scope = asyncio.timeout(timeout)
+    try:
+        async with scope:
+            answer = await _answer(ask, dict(args), key)
+    except Exception as exc:  # the tool's failure to tell: the call stays in doubt
+        error = (
+            f"reconcile timed out after {timeout:g} s"
+            if scope.expired()
+            else f"reconcile raised {type(exc).__name__}: {exc}"
+        )
     if error is None and not _valid(answer):
         error = f"reconcile returned {answer!r}, not Reconciled.done/not_done/unknown"
     settled: Reconciled = Reconciled.unknown(error) if error is not None else answer
     duration = perf_counter() - started
-    hook, reason = f"tool:{tool.name}", settled.reason or None
+    hook, reason = f"tool:{name}", settled.reason or None
     vote = Vote(hook=hook, decision=settled.outcome, reason=reason, duration=duration, error=error)
     decision = Decision(
         point=RECONCILE,
@@ -106,21 +115,15 @@ async def reconcile(
     return settled, decision
 
 
-async def _answer(tool: Reconciles, args: dict[str, Any], key: str) -> Any:
+async def _answer(ask: Reconcile, args: dict[str, Any], key: str) -> Any:
     """An async reconcile is awaited; a sync one runs on a worker thread, so one that hangs
     is abandoned at its timeout without keeping the process alive."""
-    if inspect.iscoroutinefunction(tool.reconcile):
-        return await tool.reconcile(args, key)
-    answer: Any = await in_thread(tool.reconcile, args, key)
+    if inspect.iscoroutinefunction(ask):
+        return await ask(args, key)
+    answer: Any = await in_thread(ask, args, key)
     if inspect.isawaitable(answer):
         answer = await answer
     return answer
-
-
-def _bad_timeout(timeout: object) -> str | None:
-    if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0:
-        return None
-    return f"reconcile_timeout must be a number of seconds above 0, not {timeout!r}"
 
 
 def _valid(answer: Any) -> bool:

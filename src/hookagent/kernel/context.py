@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, TypeVar, final
@@ -17,6 +17,7 @@ from hookagent.kernel.view import RunView
 from hookagent.models.base import Model, OnDelta, ToolSpec
 from hookagent.spill.results import ToolOutputs
 from hookagent.tools.base import Tool
+from hookagent.tools.traits import ToolTraits
 
 __all__ = ["Budgets", "RunContext"]
 
@@ -52,8 +53,8 @@ class RunContext:
     hooks: Dispatcher
     model: Model
     tools: Mapping[str, Tool]
-    preparers: Mapping[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]]
-    """Per tool name, its `prepare` step if it has one (resolved once, not per call)."""
+    traits: Mapping[str, ToolTraits]
+    """Per tool name, its declared traits (read and checked once, when the agent is built)."""
     tool_specs: tuple[ToolSpec, ...]
     system_prompt: str | None
     settings: Mapping[str, Any]

@@ -28,6 +28,7 @@ from hookagent.messages import ToolCall, ToolResultMessage
 from hookagent.surrogates import replace as replace_surrogates
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.images import without_images
+from hookagent.tools.traits import DEFAULT_TRAITS
 
 __all__ = ["ToolExecutor"]
 
@@ -107,7 +108,7 @@ class ToolExecutor:
             self._record(ctx, call, call.args, None, _invalid(ctx, call))
             return  # nothing can run, so there is nothing for hooks to guard
         asked = call  # as the reply has it: the step's record rebuilds args from it
-        prepare = ctx.preparers.get(call.name)
+        prepare = ctx.traits[call.name].prepare
         if prepare is not None:
             call = replace(call, args=prepare(call.args))
         args: Mapping[str, Any] = call.args
@@ -234,7 +235,8 @@ def _concurrent_group(
 ) -> tuple[ToolCall, ...]:
     """The calls from `start` on whose tools may run at the same time (at least one call)."""
     end = start
-    while end < len(calls) and getattr(ctx.tools.get(calls[end].name), "concurrent", False):
+    traits = ctx.traits
+    while end < len(calls) and traits.get(calls[end].name, DEFAULT_TRAITS).concurrent:
         end += 1
     return calls[start : max(end, start + 1)]
 
