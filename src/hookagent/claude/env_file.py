@@ -16,9 +16,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final, final
 
-__all__ = ["ENV_FILE_EVENTS", "EnvFile", "env_file_for"]
+__all__ = ["ENV_FILE_EVENTS", "ENV_FILE_KEY", "EnvFile", "env_file_for"]
 
 ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
+
+ENV_FILE_KEY: Final = "claude_env_file"
+"""The run-metadata key naming a run's env file: SessionStart hooks write exports to it, and
+the Bash tool sources it before each command."""
 
 
 @final

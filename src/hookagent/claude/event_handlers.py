@@ -15,10 +15,10 @@ import os
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, NamedTuple, final
 
-from hookagent.capabilities.bash.tool import ENV_FILE_KEY
 from hookagent.claude.agent_hook import ask_agent
 from hookagent.claude.background import read_later
 from hookagent.claude.combine import combine
+from hookagent.claude.env_file import ENV_FILE_KEY
 from hookagent.claude.events import EventMapping, applies_to, ends_run
 from hookagent.claude.http_hook import run_http
 from hookagent.claude.mcp_hook import run_mcp_tool

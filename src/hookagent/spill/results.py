@@ -21,22 +21,12 @@ from hookagent.errors import ConfigError
 from hookagent.messages import ToolCall
 from hookagent.spill.files import run_folder, save_text
 from hookagent.spill.preview import PREVIEW_CHARS, preview
-from hookagent.tools.base import Tool, ToolResult
+from hookagent.tools.base import INHERIT, Tool, ToolResult
 
 __all__ = ["DEFAULT_MAX_RESULT_CHARS", "INHERIT", "ToolOutputs", "check_limit", "cut_result"]
 
 DEFAULT_MAX_RESULT_CHARS: Final = 50_000
 """Claude Code's `DEFAULT_MAX_RESULT_SIZE_CHARS`: longer results are saved to a file."""
-
-
-@final
-class _Inherit:
-    def __repr__(self) -> str:
-        return "INHERIT"
-
-
-INHERIT: Final[Any] = _Inherit()
-"""A tool's `max_result_chars` that takes the agent's default (as having none does)."""
 
 
 def check_limit(value: object, key: str) -> int | None:

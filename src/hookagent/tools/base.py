@@ -20,14 +20,25 @@ if TYPE_CHECKING:
     from hookagent.messages import ToolCall
 
 __all__ = [
-    "RECONCILE_TIMEOUT",
+    "INHERIT",
     "PreparesArgs",
+    "RECONCILE_TIMEOUT",
     "Reconciled",
     "Reconciles",
     "Tool",
     "ToolContext",
     "ToolResult",
 ]
+
+
+@final
+class _Inherit:
+    def __repr__(self) -> str:
+        return "INHERIT"
+
+
+INHERIT: Final[Any] = _Inherit()
+"""A tool's `max_result_chars` that takes the agent's default (as having none does)."""
 
 
 @final

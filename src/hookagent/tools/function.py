@@ -21,9 +21,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast, get_type_hints, overload
 
 from hookagent.errors import ConfigError
-from hookagent.spill.results import INHERIT
 from hookagent.threads import in_thread
-from hookagent.tools.base import RECONCILE_TIMEOUT, Reconciled, ToolContext, ToolResult
+from hookagent.tools.base import INHERIT, RECONCILE_TIMEOUT, Reconciled, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError

@@ -39,7 +39,7 @@ import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Final, final
+from typing import Any, ClassVar, final
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -56,13 +56,14 @@ from hookagent.capabilities.bash.sandbox import SANDBOX_ENV_FILE, Probe, Sandbox
 from hookagent.capabilities.bash.sandbox_config import SandboxConfig
 from hookagent.capabilities.bash.server_pool import Servers
 from hookagent.capabilities.bash.tighten import SandboxArgs, tighten
+from hookagent.claude.env_file import ENV_FILE_KEY
 from hookagent.tools.base import ToolContext, ToolResult
 from hookagent.tools.model_tool import ModelTool
 from hookagent.tools.sandboxing import SANDBOX_ARG
 
 __all__ = ["ENV_FILE_KEY", "BashArgs", "BashTool"]
 
-ENV_FILE_KEY: Final = "claude_env_file"
+
 """Run metadata key: a file of `export` lines (Claude Code's `CLAUDE_ENV_FILE`, written by
 SessionStart hooks) sourced before each command when it exists."""
 

@@ -31,8 +31,7 @@ from hookagent.capabilities.mcp.config import tool_name
 from hookagent.capabilities.mcp.elicit import elicitation_handler
 from hookagent.errors import ConfigError
 from hookagent.messages import ImagePart
-from hookagent.spill.results import INHERIT
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.tools.base import INHERIT, ToolContext, ToolResult
 
 __all__ = ["MAX_RESULT_META", "MCPTool", "output_token_limit", "to_tool_result"]
 

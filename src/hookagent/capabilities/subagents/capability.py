@@ -143,8 +143,6 @@ class Subagents:
         return agent
 
     def _build_child(self, spec: AgentSpec) -> Agent:
-        from hookagent.agent import Agent
-
         parent = self._parent
         if parent is None:
             raise ConfigError(
@@ -166,7 +164,7 @@ class Subagents:
 
             for own in child_hooks(self._front, spec.name):
                 registry.add(own)
-        return Agent(
+        return type(parent)(  # the parent's own kind of agent: no import of the layer above
             model=child_model(spec, parent.model, self._aliases),
             tools=tools,
             registry=registry,
