@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 import hookagent as h
-from hookagent.durable.replay import load_recording, replay
+from hookagent.sessions.replay import load_recording, replay
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 from hookagent.tools.base import Reconciled

@@ -18,7 +18,7 @@ from hookagent.cli.shared_options import JsonOpt, StoreOpt
 from hookagent.cli.store_access import existing, guard, in_store
 
 if TYPE_CHECKING:
-    from hookagent.durable.replay import ReplayReport
+    from hookagent.sessions.replay import ReplayReport
     from hookagent.store.base import Store
 
 __all__ = ["replay_command"]
@@ -58,9 +58,9 @@ def replay_command(
 ) -> None:
     """Re-run a recorded run's hooks with today's hooks and settings (no model, no tool) and
     print every decision that changed: point, call, before → after, which hook."""
-    from hookagent.durable.kept_runs import replay_run
-    from hookagent.durable.replay import replay
     from hookagent.durable.sessions import find_run
+    from hookagent.sessions.kept_runs import replay_run
+    from hookagent.sessions.replay import replay
 
     async def go(opened: Store) -> ReplayReport:
         run = await find_run(opened, key)
@@ -70,8 +70,8 @@ def replay_command(
         import asyncio
 
         from hookagent.builder import AgentBuilder
-        from hookagent.durable.replay_audit import recording_from_audit
         from hookagent.models.scripted import ScriptedModel
+        from hookagent.sessions.replay_audit import recording_from_audit
 
         builder = AgentBuilder().model(ScriptedModel([]))
         if settings:

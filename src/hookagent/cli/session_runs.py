@@ -32,11 +32,11 @@ from hookagent.cli.session_views import (
 )
 from hookagent.cli.store_access import existing, in_store
 from hookagent.durable.answers import Scope
-from hookagent.durable.kept_runs import resume, unended
 from hookagent.durable.sessions import answer, find_run
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.result import RunResult
 from hookagent.live.events import StepStarted, ToolFinished, ToolStarted
+from hookagent.sessions.kept_runs import resume, unended
 from hookagent.store.base import Store
 from hookagent.store.open import open_store
 

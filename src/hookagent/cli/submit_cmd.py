@@ -50,7 +50,7 @@ def submit_run(options: RunOptions) -> int:
 
     store = open_store(options.store, project_dir=cwd)
 
-    from hookagent.durable.kept_runs import submit
+    from hookagent.sessions.kept_runs import submit
 
     run_id, session = in_store(store, lambda opened: submit(opened, options))
     flag = f" --store {shlex.quote(options.store)}" if options.store is not None else ""

@@ -10,12 +10,11 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, final
+from typing import Any, Final, final
 
 from hookagent.durable import codec
 from hookagent.durable.answering import StaleQuestion, answer_question, stale_reason
 from hookagent.durable.answers import Scope
-from hookagent.durable.kept_runs import UNFINISHED, WrongState
 from hookagent.errors import StoreError
 from hookagent.store.base import Store
 from hookagent.store.records import (
@@ -26,7 +25,14 @@ from hookagent.store.records import (
     SessionRecord,
 )
 
-__all__ = ["SessionDetail", "answer", "find_run", "fork", "inspect"]
+__all__ = ["UNFINISHED", "SessionDetail", "WrongState", "answer", "find_run", "fork", "inspect"]
+
+UNFINISHED: Final = ("running", "waiting", "queued")
+"""The states of a run that has not ended."""
+
+
+class WrongState(StoreError):
+    """The run's (or session's) state does not allow what was asked; nothing was done."""
 
 
 @final

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from hookagent.durable.answering import StaleQuestion
-from hookagent.durable.kept_runs import WrongState
+from hookagent.durable.sessions import WrongState
 from hookagent.errors import StoreError
 
 __all__ = ["MEDIA_TYPE", "Problem", "install", "problem_response"]

@@ -21,7 +21,6 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from hookagent.durable import kept_runs
 from hookagent.durable.sessions import fork as fork_session
 from hookagent.errors import ConfigError, StoreError
 from hookagent.server.auth import Approver, require, store_of
@@ -29,6 +28,7 @@ from hookagent.server.files import confined
 from hookagent.server.problems import Problem
 from hookagent.server.schemas import PROBLEMS, Forked, ReplayOut, Resumed, Submitted, problem
 from hookagent.server.views import run_json, session_json
+from hookagent.sessions import kept_runs
 from hookagent.store.base import Store
 from hookagent.store.records import RunRecord, TokenRecord
 

@@ -15,13 +15,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from hookagent.durable.lease import lease_seconds, refusal
-from hookagent.errors import StoreError
+from hookagent.durable.sessions import UNFINISHED, WrongState
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
     from hookagent.cli.agent_spec import RunOptions
-    from hookagent.durable.replay import ReplayReport
     from hookagent.kernel.result import RunResult
+    from hookagent.sessions.replay import ReplayReport
     from hookagent.store.base import Store
     from hookagent.store.records import RunRecord
 
@@ -39,11 +39,6 @@ __all__ = [
 ]
 
 ENDED: Final = ("completed", "failed", "stopped")
-UNFINISHED: Final = ("running", "waiting", "queued")
-
-
-class WrongState(StoreError):
-    """The run's (or session's) state does not allow what was asked; nothing was done."""
 
 
 def unended(run: RunRecord) -> None:
@@ -115,7 +110,7 @@ async def replay_run(
 ) -> ReplayReport:
     """`run`'s recording through the hooks of its own agent, or of `settings` and
     `plugins` in place of its own: the decisions that changed (see `durable.replay`)."""
-    from hookagent.durable.replay import load_recording, replay
+    from hookagent.sessions.replay import load_recording, replay
 
     async with rebuilt(run, settings=settings, plugins=plugins) as agent:
         return await replay(await load_recording(store, run.id), agent)

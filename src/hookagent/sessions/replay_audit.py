@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from hookagent.capabilities.audit import verify
-from hookagent.durable.replay import Recording
 from hookagent.errors import ConfigError
 from hookagent.hooks.decision import Decision, Vote
 from hookagent.messages import AssistantMessage, ToolCall
+from hookagent.sessions.replay import Recording
 from hookagent.tools.base import ToolResult
 
 __all__ = ["recording_from_audit"]
