@@ -22,6 +22,7 @@ check: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
