@@ -280,27 +280,16 @@ def skill_hooks(
         return None
     loaded = _LoadedSkills(_invoked(found, options))
     hooks = ComponentHooks(found, options, live=loaded.live, source="claude-skill")
-    marker = make_hook(
-        AFTER_TOOL,
-        loaded.loaded,
-        match="Skill",
-        name="skill_loaded",
-        source="claude-skill",
-        kind="transform",
-        inherit="none",
-        timeout=None,
-    )
+    common: dict[str, Any] = {
+        "source": "claude-skill",
+        "kind": "transform",
+        "inherit": "none",
+        "timeout": None,
+    }
+    marker = make_hook(AFTER_TOOL, loaded.loaded, match="Skill", name="skill_loaded", **common)
     if loaded.invoked is None:
         return hooks, (marker,)
-    start = make_hook(
-        EXECUTION_START,
-        loaded.started,
-        name="skill_invoked",
-        source="claude-skill",
-        kind="transform",
-        inherit="none",
-        timeout=None,
-    )
+    start = make_hook(EXECUTION_START, loaded.started, name="skill_invoked", **common)
     return hooks, (marker, start)
 
 
