@@ -27,7 +27,7 @@ from hookagent.hooks.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.hook import Hook, observers
 from hookagent.hooks.points import (
     AFTER_INFERENCE,
     AFTER_STEP,
@@ -37,7 +37,6 @@ from hookagent.hooks.points import (
     BEFORE_TOOL,
     EXECUTION_END,
     EXECUTION_START,
-    HookPoint,
 )
 from hookagent.kernel.view import RunView
 from hookagent.tools.base import Tool
@@ -80,27 +79,19 @@ class Tracing:
         return ()
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        plan: list[tuple[HookPoint[Any], Any]] = [
-            (EXECUTION_START, self.run_started),
-            (BEFORE_STEP, self.step_started),
-            (BEFORE_INFERENCE, self.model_started),
-            (AFTER_INFERENCE, self.model_ended),
-            (BEFORE_TOOL, self.tool_started),
-            (AFTER_TOOL, self.tool_ended),
-            (AFTER_STEP, self.step_ended),
-            (EXECUTION_END, self.run_ended),
-        ]
-        for point, fn in plan:
-            yield make_hook(
-                point,
-                fn,
-                name=point.name,
-                source=self.name,
-                tier="audit",
-                kind="observer",
-                always=True,
-                timeout=None,
-            )
+        return observers(
+            self.name,
+            [
+                (EXECUTION_START, self.run_started),
+                (BEFORE_STEP, self.step_started),
+                (BEFORE_INFERENCE, self.model_started),
+                (AFTER_INFERENCE, self.model_ended),
+                (BEFORE_TOOL, self.tool_started),
+                (AFTER_TOOL, self.tool_ended),
+                (AFTER_STEP, self.step_ended),
+                (EXECUTION_END, self.run_ended),
+            ],
+        )
 
     # -- hooks ------------------------------------------------------------------------
     def run_started(self, event: RunEvent) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, Unpack, final
 
@@ -30,6 +30,7 @@ __all__ = [
     "Tier",
     "make_hook",
     "match",
+    "observers",
 ]
 
 E = TypeVar("E")
@@ -150,6 +151,23 @@ class HookOptions(TypedDict, total=False):
 def make_hook(point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -> Hook[E]:
     """Check a hook's settings against its point and freeze them."""
     return _build(point, fn, **options)
+
+
+def observers(source: str, plan: Iterable[tuple[HookPoint[Any], HookFn]]) -> Iterator[Hook[Any]]:
+    """Audit-tier observers, one per (point, function), each named after its point: they run
+    after every other hook (`always`), so they see each fold's final outcome and change
+    none (tracing, a live stream)."""
+    for point, fn in plan:
+        yield make_hook(
+            point,
+            fn,
+            name=point.name,
+            source=source,
+            tier="audit",
+            kind="observer",
+            always=True,
+            timeout=None,
+        )
 
 
 def _build(

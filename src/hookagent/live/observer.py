@@ -13,14 +13,13 @@ from collections.abc import Iterable
 from typing import Any, final
 
 from hookagent.hooks.events import InferenceResultEvent, RunEvent, StepEvent, ToolCallEvent
-from hookagent.hooks.hook import Hook, make_hook
+from hookagent.hooks.hook import Hook, observers
 from hookagent.hooks.points import (
     AFTER_INFERENCE,
     AFTER_TOOL,
     BEFORE_STEP,
     BEFORE_TOOL,
     EXECUTION_END,
-    HookPoint,
 )
 from hookagent.kernel.records import StepRecord, ToolExecution
 from hookagent.kernel.state import RunState
@@ -114,24 +113,16 @@ class LiveObserver:
             run.catch_up()
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        plan: list[tuple[HookPoint[Any], Any]] = [
-            (BEFORE_STEP, self._step_started),
-            (AFTER_INFERENCE, self._replied),
-            (BEFORE_TOOL, self._tool_started),
-            (AFTER_TOOL, self._caught_up),
-            (EXECUTION_END, self._caught_up),
-        ]
-        for point, fn in plan:
-            yield make_hook(
-                point,
-                fn,
-                name=point.name,
-                source=self.name,
-                tier="audit",
-                kind="observer",
-                always=True,
-                timeout=None,
-            )
+        return observers(
+            self.name,
+            [
+                (BEFORE_STEP, self._step_started),
+                (AFTER_INFERENCE, self._replied),
+                (BEFORE_TOOL, self._tool_started),
+                (AFTER_TOOL, self._caught_up),
+                (EXECUTION_END, self._caught_up),
+            ],
+        )
 
     def _step_started(self, event: StepEvent) -> None:
         run = self._runs.get(event.run.run_id)
