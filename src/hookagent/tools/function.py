@@ -82,24 +82,35 @@ class FunctionTool:
         return f"FunctionTool({self.name!r})"
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
-        kwargs = _as_given(self._plain, args) if self._plain is not None else None
+        plain = self._plain
+        kwargs = _as_given(plain, args) if plain is not None else None
         if kwargs is None:
-            from pydantic import ValidationError
-
-            try:
-                parsed = self._args_model.model_validate(dict(args))
-            except ValidationError as exc:
-                return ToolResult.error(_describe_validation(self.name, exc))
-            kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
+            checked = self._validated(args)
+            if isinstance(checked, ToolResult):
+                return checked
+            kwargs = checked
         if self._ctx_param is not None:
             kwargs[self._ctx_param] = ctx
         if self._is_async:
-            value = await cast(Awaitable[Any], self._fn(**kwargs))
+            value = await self._fn(**kwargs)
         else:
             value = await in_thread(self._fn, **kwargs) if self.blocking else self._fn(**kwargs)
             if inspect.isawaitable(value):
                 value = await value
+        if type(value) is str:
+            return ToolResult(content=value, data=value)
         return ToolResult.of(value)
+
+    def _validated(self, args: Mapping[str, Any]) -> dict[str, Any] | ToolResult:
+        """The keyword arguments as validation makes them, or the error result naming
+        every bad field."""
+        from pydantic import ValidationError
+
+        try:
+            parsed = self._args_model.model_validate(dict(args))
+        except ValidationError as exc:
+            return ToolResult.error(_describe_validation(self.name, exc))
+        return {key: getattr(parsed, key) for key in type(parsed).model_fields}
 
 
 def _args_model_for(fn: ToolFn, tool_name: str) -> tuple[str | None, type[BaseModel]]:
@@ -131,14 +142,14 @@ def _args_model_for(fn: ToolFn, tool_name: str) -> tuple[str | None, type[BaseMo
 
 _PLAIN: Final = (str, int, float, bool)
 _REQUIRED: Final = object()
-Plain = dict[str, tuple[type, Any]]
-"""Per parameter: its plain type, and its default (`_REQUIRED` if none)."""
+Plain = tuple[tuple[str, type, Any], ...]
+"""Per parameter: its name, its plain type, and its default (`_REQUIRED` if none)."""
 
 
 def _plain_fields(model: type[BaseModel]) -> Plain | None:
     """The parameters, if every one is a plain type with no constraint and a default that
     validation would pass as it is (None, or a value of that type); else None."""
-    plain: Plain = {}
+    plain: list[tuple[str, type, Any]] = []
     for name, field in model.model_fields.items():
         kind = field.annotation
         if kind not in _PLAIN or field.metadata or field.alias or field.default_factory:
@@ -148,26 +159,28 @@ def _plain_fields(model: type[BaseModel]) -> Plain | None:
             default = _REQUIRED
         elif default is not None and type(default) is not kind:
             return None
-        plain[name] = (cast(type, kind), default)
-    return plain
+        plain.append((name, cast(type, kind), default))
+    return tuple(plain)
 
 
 def _as_given(plain: Plain, args: Mapping[str, Any]) -> dict[str, Any] | None:
     """The keyword arguments when each argument has exactly its parameter's type (`True` is
-    no `int` here) and none is missing or unknown; None sends the call through validation."""
-    if not args.keys() <= plain.keys():
-        return None
+    no `int` here) and none is missing or unknown; None sends the call through validation.
+    One pass over the parameters: every call of a plain tool pays it."""
     kwargs: dict[str, Any] = {}
-    for name, (kind, default) in plain.items():
+    given = 0
+    for name, kind, default in plain:
         value = args.get(name, _REQUIRED)
         if value is _REQUIRED:
             if default is _REQUIRED:
                 return None
-            value = default
-        elif type(value) is not kind:
+            kwargs[name] = default
+        elif type(value) is kind:
+            kwargs[name] = value
+            given += 1
+        else:
             return None
-        kwargs[name] = value
-    return kwargs
+    return kwargs if given == len(args) else None  # fewer taken than given: unknown ones
 
 
 def _describe_validation(tool_name: str, exc: ValidationError) -> str:
