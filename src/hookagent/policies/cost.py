@@ -117,7 +117,7 @@ class CostLimit(Limit):
         yield make_hook(AFTER_INFERENCE, self.meter, **meter)
         for point in (SHOULD_CONTINUE, STOP, EXECUTION_END):
             yield make_hook(point, self.meter_hooks, **meter)
-        yield from self._hooks(self.check, "cost_limit")
+        yield from self._hooks("cost_limit", self.total, self.max_usd, self.check)
 
     def price(self, model: str) -> Price | None:
         """The price of `model` in this limit's table (looked up once per name)."""
@@ -175,11 +175,17 @@ class CostLimit(Limit):
                 spent += cost(usage, price)
         return spent
 
+    def total(self, run: RunView) -> float:
+        """What the run has cost so far, hook calls not yet metered included (0 if its
+        metadata holds no number)."""
+        total = run.metadata.get(COST_USD.name, 0.0)
+        if isinstance(total, bool) or not isinstance(total, int | float):
+            return 0.0  # the meter stops the run, naming the value, when it next adds to it
+        return total + self._unpriced(run)
+
     def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
-        total = event.run.metadata.get(COST_USD.name, 0.0)
-        if isinstance(total, int | float) and not isinstance(total, bool):
-            total += self._unpriced(event.run)
-        if isinstance(total, int | float) and total >= self.max_usd:
+        total = self.total(event.run)
+        if total >= self.max_usd:
             return HookResult.stop(
                 f"cost limit reached (${total:.4f} of ${_usd(self.max_usd)})",
                 stop_reason="cost_limit",

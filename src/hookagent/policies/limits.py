@@ -11,8 +11,9 @@ ToolCallPresence by default, and `AgentBuilder.limits` replaces them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, final
+from collections.abc import Callable, Iterable
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Final, final
 
 from hookagent.errors import ConfigError
 from hookagent.hooks.events import ContinueEvent, StopEvent
@@ -21,7 +22,13 @@ from hookagent.hooks.points import SHOULD_CONTINUE, STOP
 from hookagent.hooks.result import HookResult
 from hookagent.tools.base import Tool
 
+if TYPE_CHECKING:
+    from hookagent.kernel.view import RunView
+
 __all__ = ["Limit", "StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence"]
+
+
+Check = Callable[["ContinueEvent | StopEvent"], "HookResult | None"]
 
 
 def _positive(owner: str, name: str, value: object) -> None:
@@ -39,14 +46,19 @@ class Limit:
     def tools(self) -> Iterable[Tool]:
         return ()
 
-    def _hooks(self, check: Any, label: str) -> Iterable[Hook[Any]]:
-        """`check(event)` (a stop when the limit is reached) at should_continue when the run
-        would continue, and at stop when a stop hook blocks the stop."""
+    def _hooks(
+        self, label: str, measure: Callable[[RunView], float], ceiling: float, check: Check
+    ) -> Iterable[Hook[Any]]:
+        """`check(event)` (the stop, with its message) at should_continue when the run would
+        continue and `measure(run)` has reached `ceiling`, and at stop when a stop hook blocks
+        the stop. Every step pays the should_continue hook, so it tests the limit in its own
+        frame and calls `check` only to stop."""
 
         def on_continue(event: ContinueEvent, best: HookResult) -> HookResult | None:
             # ToolCallPresence's continue is a quiet vote, not in `best`: count the calls.
-            going_on = best.kind == "continue" or event.tool_calls > 0
-            return check(event) if going_on else None
+            if (best.kind == "continue" or event.tool_calls) and measure(event.run) >= ceiling:
+                return check(event)
+            return None
 
         def on_stop(event: StopEvent, best: HookResult) -> HookResult | None:
             return check(event) if best.kind == "block" else None
@@ -60,6 +72,12 @@ class Limit:
         }
         yield make_hook(SHOULD_CONTINUE, on_continue, **common)
         yield make_hook(STOP, on_stop, **common)
+
+
+_STEPS: Final = attrgetter("step_count")
+_TOKENS: Final = attrgetter("usage.total_tokens")
+_ELAPSED: Final = attrgetter("elapsed")
+"""What the default limits measure, read without a Python frame of their own."""
 
 
 @final
@@ -77,7 +95,7 @@ class StepLimit(Limit):
         self.max_steps = max_steps
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield from self._hooks(self.check, "step_limit")
+        yield from self._hooks("step_limit", _STEPS, self.max_steps, self.check)
 
     def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         if event.run.step_count >= self.max_steps:
@@ -96,7 +114,7 @@ class TokenLimit(Limit):
         self.max_tokens = max_tokens
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield from self._hooks(self.check, "token_limit")
+        yield from self._hooks("token_limit", _TOKENS, self.max_tokens, self.check)
 
     def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         used = event.run.usage.total_tokens
@@ -120,7 +138,7 @@ class TimeLimit(Limit):
         self.max_seconds = float(max_seconds)
 
     def hooks(self) -> Iterable[Hook[Any]]:
-        yield from self._hooks(self.check, "time_limit")
+        yield from self._hooks("time_limit", _ELAPSED, self.max_seconds, self.check)
 
     def check(self, event: ContinueEvent | StopEvent) -> HookResult | None:
         if event.run.elapsed >= self.max_seconds:
