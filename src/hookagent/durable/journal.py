@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from typing import Any, NoReturn, final
+from typing import Any, Final, NoReturn, final
 
 from hookagent.canonical import call_key
 from hookagent.durable import answers, codec
@@ -92,6 +92,10 @@ class Durable:
         self._counts: dict[str, int] = {}
         self._pending: Checkpoint | None = None
         """A checkpoint taken but not yet written: the next barrier writes it."""
+        self._scalars: str | None = None
+        """The scalars the last flush wrote: a barrier within a segment writes them again."""
+        self._approved: dict[str, tuple[Mapping[str, Any], str]] = {}
+        """Per call, the arguments it was approved with and their canonical JSON."""
         point = flushed or Checkpoint(segment=segment, messages=0, steps=0, decisions=0)
         self._rows = (point.messages, point.steps, point.decisions)
         """How many messages, steps and decisions the store holds already."""
@@ -115,7 +119,13 @@ class Durable:
     def call(
         self, call_id: str, step: int, name: str, args: Mapping[str, Any], state: CallState
     ) -> CallRecord:
-        canonical = codec.canonical(dict(args))
+        approved = self._approved.pop(call_id, None) if state == "started" else None
+        if approved is not None and approved[0] is args:
+            canonical = approved[1]  # approved an instant ago, with these very arguments
+        else:
+            canonical = codec.canonical(dict(args))
+        if state == "approved":
+            self._approved[call_id] = (args, canonical)
         record = self.calls.get(call_id)
         if (
             state in ("planned", "approved")
@@ -150,7 +160,7 @@ class Durable:
         record = answers.waiting(self, question, key)
         self._questions.append(record)
         state.status = "waiting"
-        await self.barrier(state, "waiting")
+        await self._write(self._flush(state, "waiting", None, fresh=True))
         raise Suspended(record)
 
     # -- barriers ------------------------------------------------------------------------
@@ -203,15 +213,28 @@ class Durable:
     async def close(self, state: RunState) -> None:
         """The run ended (or paused): write what is left, with its final status."""
         status: RunStatus = state.status if state.status != "running" else "running"
-        await self._write(self._flush(state, status, None))
+        await self._write(self._flush(state, status, None, fresh=True))
 
-    def _flush(self, state: RunState, status: RunStatus, point: Checkpoint | None) -> Flush:
+    def _flush(
+        self, state: RunState, status: RunStatus, point: Checkpoint | None, *, fresh: bool = False
+    ) -> Flush:
+        """What the next write holds. The run's scalars are written fresh when a segment
+        begins, the run pauses or ends, or its status changes; a barrier within a segment
+        writes them as they were then (they only say how far the run got: a resumed run
+        reads its checkpoint's)."""
         point, self._pending = point or self._pending, None
+        if point is not None and not fresh:
+            scalars = point.scalars
+        elif fresh or status != "running" or self._scalars is None:
+            scalars = scalars_of(state, self.segment)
+        else:
+            scalars = self._scalars
+        self._scalars = scalars
         messages, steps, decisions = self._rows
         flush = Flush(
             run_id=self.run_id,
             status=status,
-            scalars=scalars_of(state, self.segment),
+            scalars=scalars,
             at=time.time(),
             worker=self.worker or None,
             epoch=self.epoch,
@@ -238,7 +261,7 @@ class Durable:
 def scalars_of(state: RunState, segment: int) -> str:
     """The small part of the state, as JSON: rewritten at every flush."""
     position = state.position
-    return json.dumps(
+    return _SCALARS.encode(
         {
             "status": state.status,
             "parent_run_id": state.parent_run_id,
@@ -263,6 +286,9 @@ def scalars_of(state: RunState, segment: int) -> str:
             },
             "stop_block_streak": state.stop_block_streak,
             "segment": segment,
-        },
-        default=repr,
+        }
     )
+
+
+_SCALARS: Final = json.JSONEncoder(default=repr)
+"""`json.dumps(..., default=repr)`, without building an encoder at every flush."""

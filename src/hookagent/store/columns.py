@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, fields
+from dataclasses import fields
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
@@ -97,7 +97,19 @@ def token_record(row: Iterable[Any]) -> TokenRecord:
 
 
 def checkpoint_json(point: Checkpoint) -> str:
-    return json.dumps(asdict(point), separators=(",", ":"))
+    """As `asdict` would give it, without its deep copy (a checkpoint is written every turn)."""
+    return _COMPACT.encode(
+        {
+            "segment": point.segment,
+            "messages": point.messages,
+            "steps": point.steps,
+            "decisions": point.decisions,
+            "scalars": point.scalars,
+        }
+    )
+
+
+_COMPACT: Final = json.JSONEncoder(separators=(",", ":"))
 
 
 def run_values(run: RunRecord) -> tuple[object, ...]:

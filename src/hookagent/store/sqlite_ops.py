@@ -6,6 +6,7 @@ transaction `SQLiteStore` opened for it (and commits or rolls back after).
 from __future__ import annotations
 
 import sqlite3
+from typing import Final
 
 from hookagent.errors import StoreError
 from hookagent.store import columns
@@ -134,36 +135,40 @@ def _rows(conn: sqlite3.Connection, table: str, run_id: str, count: int, where: 
     return found
 
 
+FRESH: Final = 1.0
+"""Seconds a running run's `updated_at` (and its session's) may lag its last flush: within
+them, a flush that leaves the status as it is writes no index (`SQL.REFRESH_RUN`)."""
+
+
 def flush(conn: sqlite3.Connection, flush: Flush, where: str) -> None:
     """The run row first: its update is also the lease check (fencing)."""
     run_id = flush.run_id
     point = columns.checkpoint_json(flush.checkpoint) if flush.checkpoint is not None else None
-    found = conn.execute(
-        SQL.UPDATE_RUN,
-        {
-            "status": flush.status,
-            "scalars": flush.scalars,
-            "at": flush.at,
-            "checkpoint": point,
-            "until": flush.at + flush.lease if flush.worker is not None else 0.0,
-            "run_id": run_id,
-            "worker": flush.worker,
-            "epoch": flush.epoch,
-        },
-    ).fetchone()
-    if found is None:
-        holder = conn.execute(SQL.LEASE_OWNER, (run_id,)).fetchone()
-        if holder is None:
-            raise StoreError(f"no run {run_id!r} to write to ({where})")
-        raise refused(flush, holder[0], holder[1], where)
-    session_id, updated_at = found
+    params = {
+        "status": flush.status,
+        "scalars": flush.scalars,
+        "at": flush.at,
+        "checkpoint": point,
+        "until": flush.at + flush.lease if flush.worker is not None else 0.0,
+        "run_id": run_id,
+        "worker": flush.worker,
+        "epoch": flush.epoch,
+        "fresh": FRESH,
+    }
+    found = None
+    if conn.execute(SQL.REFRESH_RUN, params).fetchone() is None:
+        found = conn.execute(SQL.UPDATE_RUN, params).fetchone()
+        if found is None:
+            holder = conn.execute(SQL.LEASE_OWNER, (run_id,)).fetchone()
+            if holder is None:
+                raise StoreError(f"no run {run_id!r} to write to ({where})")
+            raise refused(flush, holder[0], holder[1], where)
     if flush.checkpoint is not None:
         conn.execute(SQL.DROP_JOURNAL, (run_id, flush.checkpoint.segment))
-    for table, params in columns.appended(flush):
-        conn.executemany(SQL.UPSERT[table], params)
-    if flush.checkpoint is not None or flush.status != "running":
-        # Mid-segment barriers leave the session row alone: its status cannot change
-        # there, and listing order need not follow every tool call.
+    for table, rows in columns.appended(flush):
+        conn.executemany(SQL.UPSERT[table], rows)
+    if found is not None:  # the run's status or `updated_at` moved: so do its session's
+        session_id, updated_at = found
         conn.execute(SQL.UPDATE_SESSION, (flush.status, updated_at, session_id, run_id))
 
 

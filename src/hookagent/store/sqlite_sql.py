@@ -71,6 +71,16 @@ class SQL:
     )
     """The run row, written first: its update is also the lease check (fencing), and
     extends the lease (`:until` is 0 for a writer without one)."""
+    REFRESH_RUN: Final = (
+        "UPDATE runs SET scalars = :scalars, checkpoint = COALESCE(:checkpoint, checkpoint), "
+        "lease_until = MAX(lease_until, :until) "
+        "WHERE id = :run_id AND lease_owner IS :worker AND lease_epoch = :epoch "
+        "AND status = :status AND updated_at > :at - :fresh "
+        "RETURNING 1"
+    )
+    """`UPDATE_RUN` for a run whose status stays and whose `updated_at` is recent: it sets
+    no indexed column, so the commit writes the run's page alone (not those of the indexes
+    on status and `updated_at`, nor the session's). No row: `UPDATE_RUN` decides."""
     LEASE_OWNER: Final = "SELECT lease_owner, lease_epoch FROM runs WHERE id = ?"
     UPSERT_ROW: Final = "INSERT OR REPLACE INTO {table} (run_id, idx, data) VALUES (?, ?, ?)"
     DROP_JOURNAL: Final = "DELETE FROM journal WHERE run_id = ? AND segment < ?"
