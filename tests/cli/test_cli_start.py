@@ -25,7 +25,24 @@ HEAVY: Final = (
     "yaml",
 )
 """Never loaded to print help."""
-LIGHT: Final = frozenset({"hookagent", "hookagent.errors", "hookagent.lazy", "hookagent.remedies"})
+LIGHT: Final = frozenset(
+    {
+        "hookagent",
+        "hookagent.errors",
+        "hookagent.lazy",
+        "hookagent.remedies",
+        # what a run's options are, shared with `hookagent serve` (their imports are lazy)
+        "hookagent.sessions",
+        "hookagent.sessions.agent_spec",
+        "hookagent.sessions.mcp_servers",
+        "hookagent.sessions.model_aliases",
+        "hookagent.sessions.plugins",
+        "hookagent.sessions.prices",
+        "hookagent.sessions.records_json",
+        "hookagent.sessions.settings_files",
+        "hookagent.sessions.validate",
+    }
+)
 """The modules of hookagent outside `hookagent.cli` that help may load."""
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.cli.agent_spec import RunOptions, from_saved, saved_options
+from hookagent.sessions.agent_spec import RunOptions, from_saved, saved_options
 
 from .run_cli import hookagent
 

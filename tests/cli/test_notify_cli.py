@@ -107,3 +107,30 @@ def test_submit_refuses_notify_naming_the_worker(project: Path) -> None:
         project, "submit", "ship it", "-m", "scripted:turns.json", "--notify", "http://h.x/"
     )
     assert_error(done, "--notify: a queued run asks its questions in the worker")
+
+
+def test_resume_posts_the_questions_the_run_asks_from_there(project: Path) -> None:
+    with webhook() as hook:
+        code, _, stderr = run(project)  # no --notify: the first question is not posted
+        assert code == 3, stderr
+        assert hook.bodies == []
+        approved = hookagent(project, "approve", "release")
+        assert approved.returncode == 0, approved.stderr
+        resumed = hookagent(
+            project, "resume", "release", "--notify", hook.url, "--notify-inbox", INBOX, "--json"
+        )
+        assert resumed.returncode == 3, resumed.stderr  # paused again, at the second call
+        [asked] = json.loads(resumed.stdout)["questions"]
+        [body] = hook.bodies
+        assert (body["call_id"], body["question_id"]) == ("c2", asked["id"])
+        assert body["link"] == f"{INBOX}#q-{asked['id']}"
+
+
+@pytest.mark.parametrize("command", [["resume", "release"], ["serve", "--port", "0"]])
+def test_resume_and_serve_refuse_bad_notify_options_naming_them(
+    project: Path, command: list[str]
+) -> None:
+    assert_error(hookagent(project, *command, "--notify", "ftp://h.example/x"), "--notify:")
+    assert_error(
+        hookagent(project, *command, "--notify-inbox", "http://h.example/ui"), "--notify-inbox:"
+    )

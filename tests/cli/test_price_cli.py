@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.cli.agent_spec import RunOptions, build_agent, from_saved, saved_options
-from hookagent.cli.prices import parse_prices
 from hookagent.errors import ConfigError
 from hookagent.models.prices import Price
+from hookagent.sessions.agent_spec import RunOptions, build_agent, from_saved, saved_options
+from hookagent.sessions.prices import parse_prices
 
 from .run_cli import hookagent
 

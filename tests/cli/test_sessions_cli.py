@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.cli.agent_spec import RunOptions, from_saved, saved_options
+from hookagent.sessions.agent_spec import RunOptions, from_saved, saved_options
 from hookagent.store.open import open_store
 from hookagent.testing import ScriptedModel, turn
 

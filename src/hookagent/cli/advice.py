@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from hookagent.cli.prices import PRICE_REMEDY
 from hookagent.remedies import NO_APPROVER, UNPRICED_MODEL
+from hookagent.sessions.prices import PRICE_REMEDY
 
 __all__ = ["ANSWER_LATER", "CLI_ADVICE"]
 

@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from hookagent.cli.agent_spec import RunOptions
 from hookagent.cli.exits import console, guarded
+from hookagent.sessions.agent_spec import RunOptions
 
 __all__ = ["RunOptions", "app", "main"]
 

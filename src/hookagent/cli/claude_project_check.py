@@ -14,10 +14,10 @@ from typing import Any
 
 from rich.console import Console
 
-from hookagent.cli.agent_spec import RunOptions
-from hookagent.cli.claude_project import project_of, project_report
 from hookagent.cli.hooks_check import check_report, print_check
 from hookagent.cli.session_views import emit_json
+from hookagent.sessions.agent_spec import RunOptions
+from hookagent.sessions.claude_project import project_of, project_report
 
 __all__ = ["check_project"]
 

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hookagent.cli.session_views import emit_json
-from hookagent.cli.settings_files import settings_files
+from hookagent.sessions.settings_files import settings_files
 
 if TYPE_CHECKING:
     from hookagent.claude.model import HandlerSpec, LoadedSettings

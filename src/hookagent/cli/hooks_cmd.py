@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from hookagent.cli.agent_spec import RunOptions
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.hooks_check import check_report, handler_text, print_check
-from hookagent.cli.settings_files import read_settings, settings_files, settings_line
 from hookagent.cli.shared_options import JsonOpt
-from hookagent.cli.validate import existing_dir
 from hookagent.errors import ConfigError
+from hookagent.sessions.agent_spec import RunOptions
+from hookagent.sessions.settings_files import read_settings, settings_files, settings_line
+from hookagent.sessions.validate import existing_dir
 
 if TYPE_CHECKING:
     from hookagent.claude.model import HandlerSpec, LoadedSettings, ProcessOutcome

@@ -11,89 +11,19 @@ run connects before the run starts; one that cannot is exit 2 naming it and why.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from hookagent.cli.shared_options import JsonOpt
-from hookagent.errors import ConfigError
+from hookagent.sessions.mcp_servers import server_configs
 
 if TYPE_CHECKING:
-    from hookagent.capabilities.mcp import MCP
-    from hookagent.capabilities.mcp.claude_config import ConfiguredServer, MCPConfigs
-    from hookagent.cli.agent_spec import RunOptions
+    from hookagent.capabilities.mcp.claude_config import ConfiguredServer
 
-__all__ = ["PROJECT_FILE", "connected", "mcp_app", "server_configs"]
-
-PROJECT_FILE: Final = ".mcp.json"
-"""The project's MCP servers, in its root folder, as in Claude Code."""
+__all__ = ["mcp_app"]
 
 mcp_app = typer.Typer(help="MCP servers: list what is configured and whether it connects.")
-
-
-def server_configs(
-    explicit: tuple[str, ...],
-    *,
-    cwd: str | None,
-    discover: bool,
-    warn: Callable[[str], object] | None = None,
-) -> MCPConfigs:
-    """The servers of the `explicit` files (every entry must be right) and, with `discover`,
-    of the project's `.mcp.json` (a wrong entry is a warning). Warnings go to `warn`."""
-    from hookagent.capabilities.mcp.claude_config import MCPConfigs, load_mcp_configs
-
-    warn = warn or _warn
-    found = Path(cwd or os.getcwd()) / PROJECT_FILE
-    named = {Path(p).resolve() for p in explicit}
-    configs = MCPConfigs()
-    if discover and found.is_file() and found.resolve() not in named:
-        configs = load_mcp_configs([found], strict=False)
-    if explicit:
-        given = load_mcp_configs(explicit)
-        for name in given.servers.keys() & configs.servers.keys():
-            warn(
-                f"MCP server {name!r} of {configs.servers[name].file} is replaced by "
-                f"the one of {given.servers[name].file}"
-            )
-        configs = MCPConfigs(
-            {**configs.servers, **given.servers}, configs.warnings + given.warnings
-        )
-    for line in configs.warnings:
-        warn(line)
-    return configs
-
-
-@asynccontextmanager
-async def connected(options: RunOptions) -> AsyncIterator[MCP | None]:
-    """The run's MCP servers, connected (None when it has none), closed after the run. A
-    server that cannot start is a `ConfigError` naming it, its file and why."""
-    configs = server_configs(
-        options.mcp_configs, cwd=options.cwd, discover=options.discover_settings
-    )
-    if options.claude_project is not None or options.claude_plugins:
-        from hookagent.cli.claude_project import with_project_mcp
-
-        configs = with_project_mcp(options, configs)  # .mcp.json of the project and plugins
-    if not configs.servers:
-        yield None
-        return
-    from hookagent.capabilities.mcp import MCP
-
-    mcp = MCP(configs.configs())
-    try:
-        await mcp.open()
-    except ConfigError as exc:
-        name = exc.value if isinstance(exc.value, str) else ""
-        source = configs.servers[name].file if name in configs.servers else None
-        raise ConfigError(str(exc).removeprefix("MCP: "), file=source) from exc
-    try:
-        yield mcp
-    finally:
-        await mcp.aclose()
 
 
 # -- hookagent mcp ls -------------------------------------------------------------------------

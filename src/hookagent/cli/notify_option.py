@@ -15,7 +15,7 @@ from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
     from hookagent.capabilities.notify import Delivery, Notify
-    from hookagent.cli.agent_spec import RunOptions
+    from hookagent.sessions.agent_spec import RunOptions
 
 __all__ = ["NotifyInboxOpt", "NotifyOpt", "notified", "notifier", "with_notify"]
 

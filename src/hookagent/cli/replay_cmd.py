@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hookagent.cli.plugins import apply_plugins
 from hookagent.cli.shared_options import JsonOpt, StoreOpt
 from hookagent.cli.store_access import existing, guard, in_store
+from hookagent.sessions.plugins import apply_plugins
 
 if TYPE_CHECKING:
     from hookagent.sessions.replay import ReplayReport

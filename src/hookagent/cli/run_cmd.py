@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Annotated, Final
 import typer
 
 from hookagent.cli.advice import ANSWER_LATER
-from hookagent.cli.agent_spec import RunOptions, connected_agent
 from hookagent.cli.claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli.exits import console, exit_code, guarded, interrupted, print_json
 from hookagent.cli.notify_option import NotifyInboxOpt, NotifyOpt, notified, with_notify
-from hookagent.cli.validate import check_run_options
+from hookagent.sessions.agent_spec import RunOptions, connected_agent
+from hookagent.sessions.validate import check_run_options
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
@@ -250,7 +250,7 @@ def _run_or_submit(options: RunOptions, command: str | None) -> int:
         from hookagent.cli.submit_cmd import submit_run
 
         if options.claude_project is not None or options.claude_plugins:
-            from hookagent.cli.claude_project import prepare
+            from hookagent.sessions.claude_project import prepare
 
             options = prepare(options)  # queued as run would run it
         return submit_run(options)
@@ -260,7 +260,7 @@ def _run_or_submit(options: RunOptions, command: str | None) -> int:
 def execute(options: RunOptions) -> int:
     """Build the agent `options` describe, run it, report; the exit code."""
     if options.claude_project is not None or options.claude_plugins:
-        from hookagent.cli.claude_project import prepare
+        from hookagent.sessions.claude_project import prepare
 
         options = prepare(options)  # the project's defaults; a slash command expanded
     check_run_options(options)  # before a store is opened
@@ -286,7 +286,7 @@ def execute(options: RunOptions) -> int:
     except Interrupted as stop:
         return interrupted(stop.result, json_output=options.json)
     if options.json:
-        from hookagent.cli.settings_files import run_settings_files
+        from hookagent.sessions.settings_files import run_settings_files
 
         print_json(result, settings_files=run_settings_files(options))
     _warn_unused(model)

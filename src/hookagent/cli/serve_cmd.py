@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from hookagent.cli.notify_option import NotifyInboxOpt, NotifyOpt, notified, notifier
 from hookagent.cli.shared_options import StoreOpt
 from hookagent.cli.store_access import existing, guard
 from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
+    from hookagent.capabilities.notify import Notify
     from hookagent.store.base import Store
 
 __all__ = ["register"]
@@ -54,6 +56,8 @@ def serve(
             "audit files to verify); without it the server reads none.",
         ),
     ] = None,
+    notify: NotifyOpt = None,
+    notify_inbox: NotifyInboxOpt = None,
 ) -> None:
     """Serve the store's sessions, runs and waiting questions over HTTP; Ctrl-C stops it.
 
@@ -62,8 +66,13 @@ def serve(
     def go() -> int:
         import asyncio
 
+        notice = notifier(
+            notify, notify_inbox, lambda failed: typer.echo(f"warning: {failed}", err=True)
+        )
         try:
-            return asyncio.run(_serve(store, host, port, json_output, _directory(files_root)))
+            return asyncio.run(
+                _serve(store, host, port, json_output, _directory(files_root), notice)
+            )
         except KeyboardInterrupt:  # uvicorn stopped on Ctrl-C, then passed the signal on
             return 0
 
@@ -77,7 +86,12 @@ def _directory(given: Path | None) -> Path | None:
 
 
 async def _serve(
-    store_url: str | None, host: str, port: int, json_output: bool, files_root: Path | None
+    store_url: str | None,
+    host: str,
+    port: int,
+    json_output: bool,
+    files_root: Path | None,
+    notify: Notify | None,
 ) -> int:
     try:
         import uvicorn
@@ -103,13 +117,14 @@ async def _serve(
         else:
             typer.echo(f"serving {store.url} at {url} (OpenAPI schema: {url}/openapi.json)")
         config = uvicorn.Config(
-            create_app(store, files_root=files_root),
+            create_app(store, files_root=files_root, notify=notify),
             log_level="info",
             server_header=False,
             lifespan="off",
         )
         await uvicorn.Server(config).serve(sockets=[sock])
     finally:
+        await notified(notify)  # the messages of the runs it resumed, still in flight
         await store.close()
     return 0
 

@@ -12,16 +12,15 @@ from __future__ import annotations
 import getpass
 import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from hookagent.cli.agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
 from hookagent.cli.exits import EXIT_INTERRUPTED, exit_code, interrupted, kept_line
-from hookagent.cli.notify_option import notified
+from hookagent.cli.notify_option import notified, notifier
 from hookagent.cli.session_views import (
     Outcome,
     call_text,
@@ -36,6 +35,7 @@ from hookagent.durable.sessions import answer, find_run
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.result import RunResult
 from hookagent.live.events import StepStarted, ToolFinished, ToolStarted
+from hookagent.sessions.agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
 from hookagent.sessions.kept_runs import resume, unended
 from hookagent.store.base import Store
 from hookagent.store.open import open_store
@@ -48,8 +48,8 @@ def run_in_session(options: RunOptions) -> int:
     """`hookagent run --session/--store`: the run kept in the store, its options saved with
     it; the open questions and how to answer them if it ends waiting."""
     from hookagent.cli.render import Interrupted, LiveRenderer, stream_run
-    from hookagent.cli.session_script import continued_script
-    from hookagent.cli.settings_files import run_settings_files
+    from hookagent.sessions.session_script import continued_script
+    from hookagent.sessions.settings_files import run_settings_files
 
     store = open_store(options.store, project_dir=options.cwd or os.getcwd())
     console = plain_console()
@@ -159,11 +159,14 @@ def resume_run(
     json_output: bool,
     force: bool = False,
     extra: Mapping[str, Any] | None = None,
+    notify: tuple[Sequence[str] | None, str | None] = (None, None),
 ) -> int:
     """Take run `key` up where it stopped, show what it did since, report; the exit code.
     `force`: take it over from a holder that is provably gone (see `durable.lease`);
-    `extra`: keys added to the `--json` object."""
+    `extra`: keys added to the `--json` object; `notify`: the `--notify` webhooks and
+    `--notify-inbox` page told of the questions it asks from here."""
 
+    notice = notifier(*notify, lambda failed: typer.echo(f"warning: {failed}", err=True))
     opened = existing(store_url)
     since: list[int] = []
 
@@ -172,7 +175,10 @@ def resume_run(
         unended(run)
         point = run.checkpoint
         since.extend((point.steps, point.decisions) if point is not None else (0, 0))
-        return await _outcome(store, await resume(store, run, force=force))
+        try:
+            return await _outcome(store, await resume(store, run, force=force, notify=notice))
+        finally:
+            await notified(notice)
 
     try:
         outcome = in_store(opened, go)

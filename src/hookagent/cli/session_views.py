@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from hookagent.sessions.records_json import question_dict, session_dict
+
 if TYPE_CHECKING:
     from hookagent.durable.sessions import SessionDetail
     from hookagent.hooks.decision import Decision
@@ -87,22 +89,6 @@ def report(
         _print_waiting(console, outcome, store_url)
 
 
-def question_dict(question: QuestionRecord) -> dict[str, Any]:
-    """A waiting run's question as `--json` output shows it."""
-    data = _object(question.data)
-    return {
-        "id": question.id,
-        "run_id": question.run_id,
-        "call_id": data.get("call_id"),
-        "tool": data.get("tool_name"),
-        "args": data.get("args"),
-        "question": data.get("question"),
-        "hook": data.get("hook"),
-        "point": data.get("point"),
-        "expires_at": question.expires_at,
-    }
-
-
 def _print_waiting(console: Console, outcome: Outcome, store_url: str | None) -> None:
     run_id = outcome.result.run_id
     say = _sayer(console)
@@ -133,20 +119,6 @@ def _print_question(console: Console, question: Mapping[str, Any]) -> None:
 
 
 # -- sessions ls ------------------------------------------------------------------------------
-def session_dict(session: SessionRecord) -> dict[str, Any]:
-    """A session as `--json` output shows it."""
-    return {
-        "id": session.id,
-        "name": session.name,
-        "status": session.status,
-        "title": session.title,
-        "created_at": session.created_at,
-        "updated_at": session.updated_at,
-        "head_run_id": session.head_run_id,
-        "forked_from": session.forked_from,
-    }
-
-
 def print_sessions(console: Console, sessions: Sequence[SessionRecord]) -> None:
     """`sessions ls` as text: one aligned row per session under a header."""
     now = time.time()
@@ -313,14 +285,6 @@ def short(text: str, limit: int = SHORT) -> str:
 
 def _value(value: Any) -> str:
     return short(repr(value) if isinstance(value, str) else json.dumps(value, default=str))
-
-
-def _object(text: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _sayer(console: Console) -> Callable[..., None]:

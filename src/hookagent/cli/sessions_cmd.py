@@ -29,8 +29,8 @@ from hookagent.cli.session_views import (
 )
 from hookagent.cli.shared_options import JsonOpt, StoreOpt
 from hookagent.cli.store_access import existing, guard, in_store, missing, open_at
-from hookagent.cli.validate import positive_number
 from hookagent.errors import ConfigError
+from hookagent.sessions.validate import positive_number
 
 if TYPE_CHECKING:
     from hookagent.durable.answers import Scope
@@ -208,11 +208,19 @@ def resume(
             "gone (a process of this host that no longer exists).",
         ),
     ] = False,
+    notify: NotifyOpt = None,
+    notify_inbox: NotifyInboxOpt = None,
 ) -> None:
     """Take a paused or interrupted run up where it stopped (exit 3 if it pauses again)."""
     from hookagent.cli.session_runs import resume_run
 
-    raise typer.Exit(guard(lambda: resume_run(key, store, json_output=json_output, force=force)))
+    raise typer.Exit(
+        guard(
+            lambda: resume_run(
+                key, store, json_output=json_output, force=force, notify=(notify, notify_inbox)
+            )
+        )
+    )
 
 
 # -- worker -----------------------------------------------------------------------------------

@@ -92,8 +92,8 @@ def _settings(
 ) -> tuple[LoadedSettings, str]:
     """The settings `run` reads with these flags, and the project folder."""
     if claude_project is not None or plugins:
-        from hookagent.cli.agent_spec import RunOptions
-        from hookagent.cli.claude_project import prepare, project_of
+        from hookagent.sessions.agent_spec import RunOptions
+        from hookagent.sessions.claude_project import prepare, project_of
 
         options = prepare(
             RunOptions(
@@ -120,7 +120,7 @@ def _setup_specs(
     """The Setup handlers the trigger selects, refused as `run` refuses settings."""
     from hookagent.claude.checks import check_settings
     from hookagent.cli.hooks_cmd import _fits
-    from hookagent.cli.settings_files import settings_files
+    from hookagent.sessions.settings_files import settings_files
 
     report = check_settings(loaded)
     for line in report.warnings:

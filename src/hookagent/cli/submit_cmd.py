@@ -16,11 +16,11 @@ from typing import Any, Final
 
 import typer
 
-from hookagent.cli.agent_spec import RunOptions
 from hookagent.cli.session_views import emit_json
 from hookagent.cli.store_access import in_store
-from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError
+from hookagent.sessions.agent_spec import RunOptions
+from hookagent.sessions.validate import check_run_options
 
 __all__ = ["HELP", "register", "submit_run"]
 

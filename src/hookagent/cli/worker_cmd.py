@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from hookagent.cli.agent_spec import connected_agent, options_of
 from hookagent.cli.notify_option import notified, notifier
 from hookagent.cli.session_views import short
 from hookagent.cli.store_access import open_at
 from hookagent.durable.runner import lease_seconds, worker_name
 from hookagent.errors import ConfigError, LeaseLost, StoreError
+from hookagent.sessions.agent_spec import connected_agent, options_of
 from hookagent.store.base import Store
 from hookagent.store.records import RunRecord
 

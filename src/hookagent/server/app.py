@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from fastapi import FastAPI
 
@@ -20,6 +20,9 @@ from hookagent.server.routes_pages import router as pages_router
 from hookagent.server.routes_runs import router as runs_router
 from hookagent.server.streams import router as streams_router
 from hookagent.store.base import Store
+
+if TYPE_CHECKING:
+    from hookagent.capabilities.notify import Notify
 
 __all__ = ["MAX_BODY", "POLL", "create_app"]
 
@@ -35,10 +38,12 @@ def create_app(
     max_body: int = MAX_BODY,
     poll: float = POLL,
     files_root: str | Path | None = None,
+    notify: Notify | None = None,
 ) -> FastAPI:
     """The API over `store`, which the caller opens before serving and closes after; live
     streams read it every `poll` seconds. Requests may name files under `files_root` only
-    (settings and plugins to replay under, audit files), and none without it."""
+    (settings and plugins to replay under, audit files), and none without it. `notify` is
+    told of the questions of the runs the server resumes."""
     from importlib.metadata import version
 
     app = FastAPI(
@@ -56,6 +61,7 @@ def create_app(
     app.state.files_root = Path(files_root).resolve() if files_root is not None else None
     app.state.worker = worker_name()  # the lease holder of the runs it resumes
     app.state.tasks = set[asyncio.Task[None]]()
+    app.state.notify = notify
     problems.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
 

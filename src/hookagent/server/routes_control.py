@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import replace
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +31,9 @@ from hookagent.server.views import run_json, session_json
 from hookagent.sessions import kept_runs
 from hookagent.store.base import Store
 from hookagent.store.records import RunRecord, TokenRecord
+
+if TYPE_CHECKING:
+    from hookagent.capabilities.notify import Notify
 
 __all__ = ["router"]
 
@@ -54,7 +57,7 @@ async def _run(store: Store, run_id: str) -> RunRecord:
 
 def _rebuildable(run: RunRecord) -> None:
     """409 unless the run saved the options its agent is rebuilt from."""
-    from hookagent.cli.agent_spec import options_of
+    from hookagent.sessions.agent_spec import options_of
 
     try:
         options_of(run)
@@ -76,19 +79,22 @@ async def resume(request: Request, caller: Approver, run_id: str) -> dict[str, A
     _rebuildable(run)
     worker: str = request.app.state.worker
     claimed = await kept_runs.claim(store, run, worker)
-    task = asyncio.create_task(_resume(store, claimed, worker, f"api:{caller.name}"))
+    notify: Notify | None = request.app.state.notify
+    task = asyncio.create_task(_resume(store, claimed, worker, f"api:{caller.name}", notify))
     tasks: set[asyncio.Task[None]] = request.app.state.tasks
     tasks.add(task)
     task.add_done_callback(tasks.discard)
     return {"run": run_json(claimed), "events": f"/runs/{run_id}/events"}
 
 
-async def _resume(store: Store, run: RunRecord, worker: str, by: str) -> None:
+async def _resume(
+    store: Store, run: RunRecord, worker: str, by: str, notify: Notify | None
+) -> None:
     """The run taken up under the lease claimed for it, which is let go if it never got
     that far (releasing is a no-op once the resume claimed the run again)."""
     _LOG.info("run %s resumed by %s", run.id, by)
     try:
-        result = await kept_runs.resume(store, run, worker=worker)
+        result = await kept_runs.resume(store, run, worker=worker, notify=notify)
         _LOG.info("run %s resumed by %s: %s", run.id, by, result.status)
     except Exception as exc:  # the request has been answered: the log is where this goes
         _LOG.error("run %s resumed by %s failed: %s: %s", run.id, by, type(exc).__name__, exc)
@@ -151,7 +157,7 @@ async def submit(request: Request, _: Admin, key: str, body: SubmitBody) -> dict
     if head is None:
         raise Problem(409, f"session {key!r} has no run whose agent a new run could take")
     _rebuildable(head)
-    from hookagent.cli.agent_spec import options_of
+    from hookagent.sessions.agent_spec import options_of
 
     options = replace(options_of(head), prompt=body.prompt, session=session.id)
     try:

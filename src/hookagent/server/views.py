@@ -11,7 +11,7 @@ from typing import Annotated, Any, Final
 
 from fastapi import Query
 
-from hookagent.cli.session_views import question_dict, session_dict
+from hookagent.sessions.records_json import question_dict, session_dict
 from hookagent.store.records import CallRecord, QuestionRecord, RunRecord, SessionRecord
 
 __all__ = [

@@ -19,8 +19,9 @@ from hookagent.durable.sessions import UNFINISHED, WrongState
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
-    from hookagent.cli.agent_spec import RunOptions
+    from hookagent.capabilities.notify import Notify
     from hookagent.kernel.result import RunResult
+    from hookagent.sessions.agent_spec import RunOptions
     from hookagent.sessions.replay import ReplayReport
     from hookagent.store.base import Store
     from hookagent.store.records import RunRecord
@@ -64,13 +65,17 @@ async def rebuilt(
     *,
     settings: Sequence[str] | None = None,
     plugins: Sequence[str] | None = None,
+    notify: Notify | None = None,
 ) -> AsyncIterator[Agent]:
     """The agent `run` was started with (kept in `store` if given), its MCP servers
-    connected for the block; `settings` and `plugins`, if given, replace the run's own. A
+    connected for the block; `settings` and `plugins`, if given, replace the run's own;
+    `notify` (never saved with a run: a process's own) is told of its questions. A
     `ConfigError` if the run saved no options or they no longer build an agent."""
-    from hookagent.cli.agent_spec import connected_agent, options_of
+    from hookagent.sessions.agent_spec import connected_agent, options_of
 
     options = options_of(run)
+    if notify is not None:
+        options = replace(options, notify=notify)
     if settings is not None:
         options = replace(options, settings=tuple(settings))
     if plugins is not None:
@@ -80,12 +85,18 @@ async def rebuilt(
 
 
 async def resume(
-    store: Store, run: RunRecord, *, worker: str | None = None, force: bool = False
+    store: Store,
+    run: RunRecord,
+    *,
+    worker: str | None = None,
+    force: bool = False,
+    notify: Notify | None = None,
 ) -> RunResult[Any]:
     """Take `run` up where its last checkpoint left it, under `worker`'s lease (this
-    process's by default); see `Agent.resume` for `force`."""
+    process's by default); see `Agent.resume` for `force`. `notify` is told of each
+    question it asks from here."""
     unended(run)
-    async with rebuilt(run, store) as agent:
+    async with rebuilt(run, store, notify=notify) as agent:
         return await agent.resume(run.id, worker=worker, force=force)
 
 
@@ -121,8 +132,8 @@ async def submit(store: Store, options: RunOptions) -> tuple[str, str]:
     options saved for the worker that claims it; its id and its session's name (or id).
     The agent is built first, so options that build none are refused now (`ConfigError`),
     not when a worker takes the run up."""
-    from hookagent.cli.agent_spec import CLI_KEY, connected_agent, saved_options
-    from hookagent.cli.session_script import continued_script
+    from hookagent.sessions.agent_spec import CLI_KEY, connected_agent, saved_options
+    from hookagent.sessions.session_script import continued_script
 
     if options.session is not None and (head := await unfinished_head(store, options.session)):
         raise WrongState(

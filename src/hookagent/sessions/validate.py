@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hookagent.cli.agent_spec import RunOptions
+    from hookagent.sessions.agent_spec import RunOptions
 
 __all__ = ["check_run_options", "existing_dir", "positive_number", "whole_number"]
 
@@ -51,7 +51,7 @@ def check_run_options(options: RunOptions) -> None:
     positive_number("--max-seconds", options.max_seconds, unit=" of seconds")
     positive_number("--max-cost", options.max_cost, unit=" of US dollars")
     if options.prices:
-        from hookagent.cli.prices import parse_prices
+        from hookagent.sessions.prices import parse_prices
 
         parse_prices(options.prices)
         if options.max_cost is None:
@@ -61,7 +61,7 @@ def check_run_options(options: RunOptions) -> None:
                 value=options.prices[0],
             )
     if options.model_aliases:
-        from hookagent.cli.model_aliases import parse_model_aliases
+        from hookagent.sessions.model_aliases import parse_model_aliases
 
         parse_model_aliases(options.model_aliases)
     whole_number("--max-result-chars", options.max_result_chars, least=0, note=" (0: no limit)")

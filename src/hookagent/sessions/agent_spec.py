@@ -18,12 +18,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
 
-import typer
-
-from hookagent.cli.model_aliases import apply_model_aliases, saved_model_aliases
-from hookagent.cli.plugins import apply_plugins
-from hookagent.cli.validate import check_run_options
 from hookagent.errors import ConfigError
+from hookagent.sessions.model_aliases import apply_model_aliases, saved_model_aliases
+from hookagent.sessions.plugins import apply_plugins
+from hookagent.sessions.validate import check_run_options
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
@@ -55,7 +53,7 @@ _NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store", "expansion"
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunOptions:
-    """What `hookagent run` was asked to do, apart from how typer parsed it."""
+    """What `hookagent run` was asked to do, apart from how its flags were parsed."""
 
     prompt: str
     model: str
@@ -122,7 +120,7 @@ async def connected_agent(
 ) -> AsyncIterator[tuple[Agent, Model]]:
     """`build_agent` with the run's MCP servers connected first (in this event loop, which
     the run must use), and closed when the block ends."""
-    from hookagent.cli.mcp_cmd import connected
+    from hookagent.sessions.mcp_servers import connected
 
     async with connected(options) as mcp:
         yield build_agent(options, store, mcp=mcp)
@@ -146,11 +144,9 @@ def build_agent(
     if mcp is not None:
         builder.with_(mcp)
     if options.claude_project is not None or options.claude_plugins:
-        from hookagent.cli.claude_project import install_project
+        from hookagent.sessions.claude_project import install_project
 
-        install_project(
-            builder, options, lambda line: typer.echo(f"warning: {line}", err=True), mcp
-        )
+        install_project(builder, options, warn, mcp)
     elif options.settings or options.discover_settings:
         _install_settings(builder, options, mcp)
     if options.cwd is not None and options.cwd not in sys.path:
@@ -173,8 +169,8 @@ def build_agent(
     if limits:
         builder.limits(**limits)
     if options.max_cost is not None:
-        from hookagent.cli.prices import PRICE_REMEDY, parse_prices
         from hookagent.policies.cost import CostLimit
+        from hookagent.sessions.prices import PRICE_REMEDY, parse_prices
 
         prices = parse_prices(options.prices)
         cost = CostLimit(options.max_cost, prices=prices, remedy=PRICE_REMEDY)
@@ -192,7 +188,7 @@ def _built(builder: AgentBuilder) -> Agent:
     (agent and skill files that cannot be read, unmapped model aliases, missing tools)."""
     agent = builder.build()
     for line in builder.warnings:
-        typer.echo(f"warning: {line}", err=True)
+        warn(line)
     return agent
 
 
@@ -237,12 +233,12 @@ def _install_settings(builder: AgentBuilder, options: RunOptions, mcp: MCP | Non
     `mcp_tool` handlers call the run's MCP servers over its connections."""
     from hookagent.claude.bridge import ClaudeHooks
     from hookagent.claude.options import ClaudeHookOptions
-    from hookagent.cli.settings_files import read_settings, settings_line
+    from hookagent.sessions.settings_files import read_settings, settings_line
 
     project = options.cwd or "."
     standard = options.discover_settings
     loaded = read_settings(project, options.settings, standard=standard)
-    typer.echo(settings_line(loaded, project, standard=standard), err=True)
+    print(settings_line(loaded, project, standard=standard), file=sys.stderr)
     builder.with_(
         ClaudeHooks(
             loaded,
@@ -252,7 +248,7 @@ def _install_settings(builder: AgentBuilder, options: RunOptions, mcp: MCP | Non
                 setup="init" if options.init else None,
             ),
             allow_unsupported=options.allow_unsupported_hooks,
-            warn=lambda line: typer.echo(f"warning: {line}", err=True),
+            warn=warn,
         )
     )
 
@@ -369,3 +365,9 @@ def _absolute(path: str, cwd: str | None) -> str:
 def _is_path(spec: str, cwd: str) -> bool:
     """A plugin given as a file, as `plugins` tells them from module names."""
     return spec.endswith(".py") or "/" in spec or os.sep in spec or (Path(cwd) / spec).is_file()
+
+
+def warn(line: str) -> None:
+    """A warning about the agent being built, on standard error (where the command line's
+    own go)."""
+    print(f"warning: {line}", file=sys.stderr)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from hookagent.capabilities.mcp import MCP
     from hookagent.capabilities.mcp.claude_config import MCPConfigs
     from hookagent.claude.options import ClaudeHookOptions
-    from hookagent.cli.agent_spec import RunOptions
+    from hookagent.sessions.agent_spec import RunOptions
 
 __all__ = [
     "expand_prompt",
@@ -298,13 +298,12 @@ def project_mcp(project: ClaudeProject) -> MCPConfigs:
 def with_project_mcp(options: RunOptions, configs: MCPConfigs) -> MCPConfigs:
     """`configs` (`--mcp-config`, discovery) over the servers of the project's and the
     plugins' `.mcp.json` (`project_mcp`), whose warnings are printed."""
-    import typer
-
     from hookagent.capabilities.mcp.claude_config import MCPConfigs
+    from hookagent.sessions.agent_spec import warn
 
     found = project_mcp(project_of(options))
     for line in found.warnings:
-        typer.echo(f"warning: {line}", err=True)
+        warn(line)
     return MCPConfigs({**found.servers, **configs.servers}, found.warnings + configs.warnings)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hookagent.claude.model import LoadedSettings
-    from hookagent.cli.agent_spec import RunOptions
+    from hookagent.sessions.agent_spec import RunOptions
 
 __all__ = ["read_settings", "run_settings_files", "settings_files", "settings_line"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from hookagent.cli.agent_spec import RunOptions, options_of, scripted_path
 from hookagent.errors import ConfigError
+from hookagent.sessions.agent_spec import RunOptions, options_of, scripted_path
 
 if TYPE_CHECKING:
     from hookagent.store.base import Store
