@@ -72,6 +72,26 @@ async def test_a_sync_function_runs_on_a_worker_thread_and_blocking_false_on_the
     assert (await inline({}, ctx())).content == "true"
 
 
+@pytest.mark.parametrize("blocking", [True, False])
+async def test_what_a_sync_function_returns_is_awaited_if_awaitable_then_wrapped(
+    blocking: bool,
+) -> None:
+    async def later(text: str) -> dict[str, str]:
+        return {"said": text}
+
+    def deferred(text: str) -> object:
+        return later(text)
+
+    def text_of(text: str) -> str:
+        return text
+
+    assert (await h.tool(blocking=blocking)(deferred)({"text": "hi"}, ctx())).content == (
+        '{"said": "hi"}'
+    )
+    plain = await h.tool(blocking=blocking)(text_of)({"text": "hi"}, ctx())
+    assert (plain.content, plain.data, plain.is_error) == ("hi", "hi", False)
+
+
 def test_blocking_false_on_an_async_function_is_a_config_error() -> None:
     async def already() -> None: ...
 

@@ -93,12 +93,14 @@ class FunctionTool:
             kwargs[self._ctx_param] = ctx
         if self._is_async:
             value = await self._fn(**kwargs)
+        elif self.blocking:
+            value = await in_thread(self._fn, **kwargs)
         else:
-            value = await in_thread(self._fn, **kwargs) if self.blocking else self._fn(**kwargs)
-            if inspect.isawaitable(value):
-                value = await value
-        if type(value) is str:
+            value = self._fn(**kwargs)
+        if type(value) is str:  # most results: no awaitable test, no generic conversion
             return ToolResult(content=value, data=value)
+        if not self._is_async and inspect.isawaitable(value):  # a def that returns one
+            value = await value
         return ToolResult.of(value)
 
     def _validated(self, args: Mapping[str, Any]) -> dict[str, Any] | ToolResult:
