@@ -13,7 +13,7 @@ from hookagent.lazy import attribute_loader
 if TYPE_CHECKING:
     from hookagent.agent import Agent
     from hookagent.builder import AgentBuilder
-    from hookagent.capability import Capability
+    from hookagent.capability import BindsAgent, Capability, FinishesResults
     from hookagent.errors import (
         ApprovalError,
         ConfigError,
@@ -150,12 +150,15 @@ if TYPE_CHECKING:
         FunctionTool,
         tool,
     )
+    from hookagent.tools.traits import ToolTraits
     from hookagent.usage import Usage
 
 _HOME: dict[str, str] = {
     "Agent": "hookagent.agent",
     "AgentBuilder": "hookagent.builder",
+    "BindsAgent": "hookagent.capability",
     "Capability": "hookagent.capability",
+    "FinishesResults": "hookagent.capability",
     "ApprovalError": "hookagent.errors",
     "ConfigError": "hookagent.errors",
     "HookagentError": "hookagent.errors",
@@ -250,6 +253,7 @@ _HOME: dict[str, str] = {
     "TextDelta": "hookagent.models.base",
     "ToolCallDelta": "hookagent.models.base",
     "ToolSpec": "hookagent.models.base",
+    "ToolTraits": "hookagent.tools.traits",
     "ErrorPolicy": "hookagent.policies.error_policy",
     "StepLimit": "hookagent.policies.limits",
     "TimeLimit": "hookagent.policies.limits",
@@ -283,6 +287,7 @@ __all__ = [
     "BEFORE_INFERENCE",
     "BEFORE_STEP",
     "BEFORE_TOOL",
+    "BindsAgent",
     "Capability",
     "CompactEvent",
     "ConfigError",
@@ -297,6 +302,7 @@ __all__ = [
     "ElicitationEvent",
     "ErrorEvent",
     "ErrorPolicy",
+    "FinishesResults",
     "FunctionTool",
     "Hook",
     "HookError",
@@ -370,6 +376,7 @@ __all__ = [
     "ToolResultMessage",
     "ToolSpec",
     "ToolStarted",
+    "ToolTraits",
     "USER_PROMPT",
     "Usage",
     "UserMessage",
