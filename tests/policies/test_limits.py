@@ -124,3 +124,41 @@ async def test_a_stop_hook_cannot_buy_a_step_past_the_limit() -> None:
     )
     result = await agent.run("go")
     assert (result.status, result.stop_reason, len(result.steps)) == ("stopped", "steps_limit", 1)
+
+
+@pytest.mark.parametrize(
+    ("limits", "usage", "hook", "stop_reason", "says"),
+    [
+        (
+            {"max_steps": 2},
+            None,
+            "limits:step_limit",
+            "steps_limit",
+            "step limit reached (2 steps)",
+        ),
+        (
+            {"max_tokens": 150},
+            h.Usage(input_tokens=60, output_tokens=40, requests=1),
+            "limits:token_limit",
+            "token_limit",
+            "token limit reached (200 of 150 tokens)",
+        ),
+    ],
+)
+async def test_a_limit_stops_a_run_a_hook_keeps_going_without_tool_calls(
+    limits: dict[str, int], usage: h.Usage | None, hook: str, stop_reason: str, says: str
+) -> None:
+    """No tool calls, so only the hook's `continue` says the run would go on: the limit
+    reads the decision so far, and its stop names it."""
+    model = ScriptedModel([turn("again", usage=usage)] * 5)
+    agent = (
+        h.AgentBuilder()
+        .model(model)
+        .limits(**limits)
+        .on(h.SHOULD_CONTINUE, lambda e: h.HookResult.continue_("one more"))
+        .build()
+    )
+    result = await agent.run("go")
+    assert (result.status, result.stop_reason, len(result.steps)) == ("stopped", stop_reason, 2)
+    [decision] = [d for d in result.decisions.at(h.SHOULD_CONTINUE) if d.outcome == "stop"]
+    assert (decision.hook, decision.reason) == (hook, says)
