@@ -4,6 +4,7 @@ last allowed step completes."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -146,7 +147,7 @@ async def test_a_stop_hook_cannot_buy_a_step_past_the_limit() -> None:
     ],
 )
 async def test_a_limit_stops_a_run_a_hook_keeps_going_without_tool_calls(
-    limits: dict[str, int], usage: h.Usage | None, hook: str, stop_reason: str, says: str
+    limits: dict[str, Any], usage: h.Usage | None, hook: str, stop_reason: str, says: str
 ) -> None:
     """No tool calls, so only the hook's `continue` says the run would go on: the limit
     reads the decision so far, and its stop names it."""
