@@ -14,7 +14,7 @@ import asyncpg
 import pytest
 
 from hookagent.errors import StoreError
-from hookagent.store import Flush, RunRecord, SessionRecord
+from hookagent.store import Checkpoint, Flush, JournalEntry, RunRecord, SessionRecord
 from hookagent.store.migrations.postgres import LATEST
 from hookagent.store.open import open_store
 from hookagent.store.postgres import PostgresStore
@@ -148,6 +148,50 @@ async def test_a_database_error_is_a_store_error_naming_the_operation(
         await store.close()
     with pytest.raises(StoreError, match="was closed"):
         await store.sessions()
+
+
+# -- the flush path -----------------------------------------------------------------------
+async def test_a_flush_is_one_statement_without_a_transaction_around_it(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One round trip per barrier: every row of every table, the fence and the run's and
+    session's update go in one statement (its own transaction)."""
+    store = await opened(postgres_url)
+    said: list[str] = []
+    try:
+        await store.create_session(session_record())
+        await store.create_run(run_record("r1"))
+        for name in ("execute", "executemany", "fetch", "fetchrow", "fetchval", "transaction"):
+            method = getattr(asyncpg.Connection, name)
+
+            def counted(
+                self: object, *args: object, _name: str = name, _m: object = method, **kw: object
+            ) -> object:
+                said.append(_name)
+                return _m(self, *args, **kw)  # type: ignore[operator]
+
+            monkeypatch.setattr(asyncpg.Connection, name, counted)
+        entry = JournalEntry(segment=1, key="k", kind="model", data="{}")
+        await store.flush(
+            Flush(
+                run_id="r1",
+                status="running",
+                scalars="{}",
+                at=3.0,
+                messages=[(0, '"m0"'), (1, '"m1"')],
+                steps=[(0, '"s0"')],
+                decisions=[(0, '"d0"')],
+                journal=[entry],
+                checkpoint=Checkpoint(segment=1, messages=2, steps=1, decisions=1),
+            )
+        )
+        assert said == ["fetchval"]  # nor a reset of the connection after it
+        loaded = await store.load("r1")
+        assert loaded is not None and list(loaded.messages) == ['"m0"', '"m1"']
+        assert [e.key for e in loaded.journal] == ["k"]
+    finally:
+        monkeypatch.undo()
+        await store.close()
 
 
 # -- workers ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ share a database. Needs the `postgres` extra (`pip install 'hookagent[postgres]'
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final, TypeVar, final
 
@@ -19,8 +19,9 @@ import asyncpg
 
 from hookagent.errors import StoreError
 from hookagent.store.columns import (
+    CALL_FIELDS,
+    QUESTION_FIELDS,
     SESSION_FIELDS,
-    appended,
     call_record,
     checkpoint_json,
     question_record,
@@ -101,7 +102,9 @@ class PostgresStore(SQLControl):
             return
         min_size, max_size = self._sizes
         try:
-            pool = await asyncpg.create_pool(self._dsn, min_size=min_size, max_size=max_size)
+            pool = await asyncpg.create_pool(
+                self._dsn, min_size=min_size, max_size=max_size, reset=_as_it_is
+            )
         except (*_FAULTS, ValueError) as exc:
             raise StoreError(f"{self._url}: cannot connect: {self._text(exc)}") from exc
         try:
@@ -297,30 +300,17 @@ class PostgresStore(SQLControl):
         return rows
 
     async def flush(self, flush: Flush) -> None:
-        await self._do("flush a run", lambda conn: self._flush(conn, flush))
-
-    async def _flush(self, conn: Connection, flush: Flush) -> None:
-        run_id = flush.run_id
-        found = await conn.fetchrow(SQL.LOCK_RUN, run_id)
-        if found is None:
-            raise StoreError(f"no run {run_id!r} to write to ({self._url})")
-        holder, epoch = found
-        if (holder, epoch) != (flush.worker, flush.epoch):
-            raise refused(flush, holder, epoch, self._url)
-        for table, params in appended(flush):
-            await conn.executemany(SQL.UPSERT[table], params)
-        point = flush.checkpoint
-        if point is not None:
-            await conn.execute(SQL.DROP_JOURNAL, run_id, point.segment)
-        await conn.execute(
-            SQL.UPDATE_RUN,
-            run_id,
-            flush.status,
-            flush.scalars,
-            flush.at,
-            None if point is None else checkpoint_json(point),
-            flush.at + flush.lease if flush.worker is not None else 0.0,
+        """One statement (`SQL.FLUSH`): one round trip, its own transaction."""
+        args = _flush_args(flush)
+        fenced = await self._do(
+            "flush a run", lambda conn: conn.fetchval(SQL.FLUSH, *args), transaction=False
         )
+        if fenced:
+            return
+        found = await self._fetchrow("flush a run", SQL.LEASE_OWNER, flush.run_id)
+        if found is None:
+            raise StoreError(f"no run {flush.run_id!r} to write to ({self._url})")
+        raise refused(flush, found[0], found[1], self._url)
 
     # -- questions ------------------------------------------------------------------------
     async def questions(self, run_id: str, *, pending: bool = True) -> list[QuestionRecord]:
@@ -372,3 +362,43 @@ class PostgresStore(SQLControl):
         async with self._connection(op) as conn:
             status = await conn.execute(query, *args)
         return int(status.rsplit(" ", 1)[-1])
+
+
+def _flush_args(flush: Flush) -> tuple[object, ...]:
+    """`SQL.FLUSH`'s parameters: the run's, then one list per column of each table's rows.
+    Journal entries older than a checkpoint written with them are void already."""
+    point = flush.checkpoint
+    journal = [e for e in flush.journal if point is None or e.segment >= point.segment]
+    rows = (flush.messages, flush.steps, flush.decisions)
+    return (
+        flush.run_id,
+        flush.worker,
+        flush.epoch,
+        flush.status,
+        flush.scalars,
+        flush.at,
+        None if point is None else checkpoint_json(point),
+        flush.at + flush.lease if flush.worker is not None else 0.0,
+        None if point is None else point.segment,
+        *(column for table in rows for column in _columns(table, 2)),
+        [e.segment for e in journal],
+        [e.key for e in journal],
+        [e.kind for e in journal],
+        [e.data for e in journal],
+        *_columns([values(c, CALL_FIELDS) for c in flush.calls], len(CALL_FIELDS)),
+        *_columns([values(q, QUESTION_FIELDS) for q in flush.questions], len(QUESTION_FIELDS)),
+    )
+
+
+def _columns(rows: Sequence[Sequence[object]], width: int) -> list[list[object]]:
+    """Rows as one list per column (`width` empty lists for no rows)."""
+    if not rows:
+        return [[] for _ in range(width)]
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
+async def _as_it_is(conn: object) -> None:
+    """A connection goes back to the pool as it is: the store sets no session state (no
+    `SET`, `LISTEN` or session-level advisory lock), and asyncpg still rolls back a
+    transaction left open. Its default reset (`RESET ALL` and more) would cost a round trip
+    after every operation, doubling a flush's."""

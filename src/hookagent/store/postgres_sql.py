@@ -17,7 +17,6 @@ from hookagent.store.columns import (
     QUESTION_COLUMNS,
     RUN_COLUMNS,
     SESSION_COLUMNS,
-    upserts,
 )
 
 __all__ = ["SQL", "Connection", "Row", "hide_password", "secrets"]
@@ -34,6 +33,20 @@ condition that takes a run over from a holder known to be gone."""
 _PASSWORD_IN_NETLOC: Final = re.compile(r"^([^:/]+://[^:@/]*:)[^/]*@")
 """Up to the last `@` of the host part: a password with an `@` in it is hidden whole."""
 _PASSWORD_IN_QUERY: Final = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+
+
+_CALL_TYPES: Final = ("text", "int", "text", "text", "text", "text", "text", "float8")
+"""The types of `CALL_COLUMNS`, in order."""
+_QUESTION_TYPES: Final = (
+    *("text", "text", "text", "text", "text", "text"),
+    *("float8", "float8", "text", "float8"),
+)
+"""The types of `QUESTION_COLUMNS`, in order."""
+
+
+def _unnest(first: int, types: Sequence[str]) -> str:
+    """Rows from one array parameter per column, numbered from `first`."""
+    return "unnest(" + ", ".join(f"${first + i}::{t}[]" for i, t in enumerate(types)) + ")"
 
 
 @final
@@ -98,33 +111,44 @@ class SQL:
     CALLS: Final = f"SELECT {CALL_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY seq"
 
     # -- flush ----------------------------------------------------------------------------
-    LOCK_RUN: Final = "SELECT lease_owner, lease_epoch FROM runs WHERE id = $1 FOR UPDATE"
-    """The fence: the holder and epoch are checked under the row's lock, which a `claim` of
-    this run waits for (or skips) until the flush commits, and the other way."""
-    UPSERT_ROW: Final = (
-        "INSERT INTO {table} (run_id, idx, data) VALUES ($1, $2, $3) "
-        "ON CONFLICT (run_id, idx) DO UPDATE SET data = EXCLUDED.data"
+    FLUSH: Final = (
+        "WITH fence AS (SELECT id FROM runs WHERE id = $1 AND lease_owner IS NOT DISTINCT "
+        "FROM $2 AND lease_epoch = $3 FOR UPDATE), "
+        "r AS (UPDATE runs SET status = $4, scalars = $5, updated_at = GREATEST(updated_at, $6), "
+        "checkpoint = COALESCE($7, checkpoint), lease_until = GREATEST(lease_until, $8) "
+        "WHERE id = (SELECT id FROM fence) RETURNING session_id, updated_at), "
+        "s AS (UPDATE sessions SET status = $4, updated_at = r.updated_at FROM r "
+        "WHERE sessions.id = r.session_id AND sessions.head_run_id = $1), "
+        "dropped AS (DELETE FROM journal WHERE run_id = (SELECT id FROM fence) "
+        "AND segment < $9), "
+        + "".join(
+            f"{table} AS (INSERT INTO {table} (run_id, idx, data) SELECT f.id, u.idx, u.data "
+            f"FROM fence f, unnest(${first}::int[], ${first + 1}::text[]) AS u (idx, data) "
+            "ON CONFLICT (run_id, idx) DO UPDATE SET data = EXCLUDED.data), "
+            for table, first in (("messages", 10), ("steps", 12), ("decisions", 14))
+        )
+        + "journal AS (INSERT INTO journal (run_id, segment, seq, key, kind, data) "
+        "SELECT f.id, u.segment, (SELECT COALESCE(MAX(seq), -1) FROM journal j "
+        "WHERE j.run_id = $1) + u.n, u.key, u.kind, u.data FROM fence f, "
+        "unnest($16::int[], $17::text[], $18::text[], $19::text[]) WITH ORDINALITY "
+        "AS u (segment, key, kind, data, n) ON CONFLICT (run_id, segment, key) "
+        "DO UPDATE SET kind = EXCLUDED.kind, data = EXCLUDED.data), "
+        f"calls AS (INSERT INTO tool_calls (run_id, {CALL_COLUMNS}) SELECT f.id, u.* "
+        f"FROM fence f, {_unnest(20, _CALL_TYPES)} AS u ON CONFLICT (run_id, call_id) "
+        "DO UPDATE SET "
+        + ", ".join(f"{name} = EXCLUDED.{name}" for name in CALL_COLUMNS.split(", ")[1:])
+        + f"), asked AS (INSERT INTO questions ({QUESTION_COLUMNS}) SELECT u.* FROM fence f, "
+        f"{_unnest(20 + len(_CALL_TYPES), _QUESTION_TYPES)} AS u ON CONFLICT (id) DO NOTHING) "
+        "SELECT count(*) FROM fence"
     )
-    UPSERT_JOURNAL: Final = (
-        "INSERT INTO journal (run_id, segment, seq, key, kind, data) VALUES ($1, $2, "
-        "(SELECT COALESCE(MAX(seq), -1) + 1 FROM journal WHERE run_id = $1), $3, $4, $5) "
-        "ON CONFLICT (run_id, segment, key) "
-        "DO UPDATE SET kind = EXCLUDED.kind, data = EXCLUDED.data"
-    )
-    """A new entry goes last; one written again keeps its place (its `seq`)."""
-    DROP_JOURNAL: Final = "DELETE FROM journal WHERE run_id = $1 AND segment < $2"
-    UPSERT: Final = upserts("$", row=UPSERT_ROW, journal=UPSERT_JOURNAL)
-    """Table → the statement that writes what a flush adds to it (`columns.appended`)."""
-    UPDATE_RUN: Final = (
-        "WITH r AS (UPDATE runs SET status = $2, scalars = $3, "
-        "updated_at = GREATEST(updated_at, $4), checkpoint = COALESCE($5, checkpoint), "
-        "lease_until = GREATEST(lease_until, $6) WHERE id = $1 "
-        "RETURNING session_id, updated_at) "
-        "UPDATE sessions s SET status = $2, updated_at = r.updated_at FROM r "
-        "WHERE s.id = r.session_id AND s.head_run_id = $1"
-    )
-    """The run's status, scalars and checkpoint (its lease extended to $6), and its
-    session's if it is the head."""
+    """Everything a flush writes, in one statement: one round trip, one transaction. The
+    fence locks the run's row if its holder and epoch are still the writer's (a `claim` of
+    the run waits for the lock, or skips the run, until the flush commits, and the other
+    way); every other part writes only through it, so a refused flush writes nothing and
+    counts 0. $9 is the checkpoint's segment (journal entries before it go) or NULL; then
+    one array per column of each table's new rows. A journal entry goes last (its `seq`);
+    one written again keeps its place."""
+    LEASE_OWNER: Final = "SELECT lease_owner, lease_epoch FROM runs WHERE id = $1"
 
     # -- questions ------------------------------------------------------------------------
     QUESTIONS: Final = (
