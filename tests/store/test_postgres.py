@@ -194,6 +194,34 @@ async def test_a_flush_is_one_statement_without_a_transaction_around_it(
         await store.close()
 
 
+async def test_flushes_of_one_run_at_once_keep_every_journal_entry_in_order(
+    postgres_url: str,
+) -> None:
+    """The barriers of tool calls running side by side flush the same run at once: each
+    entry is written once, after those of the flush before."""
+    store = await opened(postgres_url)
+    try:
+        await store.create_session(session_record())
+        await store.create_run(run_record("r1"))
+
+        def flush(n: int) -> Flush:
+            journal = [
+                JournalEntry(segment=0, key=f"{n}.{i}", kind="tool", data="{}") for i in range(3)
+            ]
+            return Flush(run_id="r1", status="running", scalars="{}", at=3.0, journal=journal)
+
+        await asyncio.gather(*(store.flush(flush(n)) for n in range(12)))
+        loaded = await store.load("r1")
+        assert loaded is not None
+        keys = [e.key for e in loaded.journal]
+        assert sorted(keys) == sorted(f"{n}.{i}" for n in range(12) for i in range(3))
+        for n in range(12):  # each flush's entries together, in their order
+            at = keys.index(f"{n}.0")
+            assert keys[at : at + 3] == [f"{n}.0", f"{n}.1", f"{n}.2"]
+    finally:
+        await store.close()
+
+
 # -- workers ------------------------------------------------------------------------------
 async def test_eight_workers_claim_fifty_runs_each_exactly_once(postgres_url: str) -> None:
     setup = await opened(postgres_url)

@@ -10,6 +10,7 @@ share a database. Needs the `postgres` extra (`pip install 'hookagent[postgres]'
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -86,6 +87,8 @@ class PostgresStore(SQLControl):
         self._sizes = (min_size, max_size)
         self._pool: Any = None
         self._closed = False
+        self._flushing: dict[str, _Turn] = {}
+        """Per run with a flush under way, the lock its flushes take turns on."""
 
     @property
     def url(self) -> str:
@@ -300,11 +303,24 @@ class PostgresStore(SQLControl):
         return rows
 
     async def flush(self, flush: Flush) -> None:
-        """One statement (`SQL.FLUSH`): one round trip, its own transaction."""
+        """One statement (`SQL.FLUSH`): one round trip, its own transaction. Flushes of one
+        run (its calls' barriers, side by side) go one after the other: a statement reads
+        the journal's last `seq` as it stood when it began, before the run's lock let it
+        on."""
         args = _flush_args(flush)
-        fenced = await self._do(
-            "flush a run", lambda conn: conn.fetchval(SQL.FLUSH, *args), transaction=False
-        )
+        turn = self._flushing.get(flush.run_id)
+        if turn is None:
+            turn = self._flushing[flush.run_id] = _Turn()
+        turn.users += 1
+        try:
+            async with turn.lock:
+                fenced = await self._do(
+                    "flush a run", lambda conn: conn.fetchval(SQL.FLUSH, *args), transaction=False
+                )
+        finally:
+            turn.users -= 1
+            if not turn.users:
+                del self._flushing[flush.run_id]
         if fenced:
             return
         found = await self._fetchrow("flush a run", SQL.LEASE_OWNER, flush.run_id)
@@ -362,6 +378,15 @@ class PostgresStore(SQLControl):
         async with self._connection(op) as conn:
             status = await conn.execute(query, *args)
         return int(status.rsplit(" ", 1)[-1])
+
+
+@final
+class _Turn:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
 
 
 def _flush_args(flush: Flush) -> tuple[object, ...]:
