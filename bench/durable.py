@@ -1,14 +1,17 @@
 """8. Durable runs: per-step cost with the SQLite store on, against the same run in memory;
-and steps per second of 8 worker processes serving queued runs from one PostgreSQL.
+the same run on PostgreSQL (one round trip per barrier); and steps per second of 8 worker
+processes serving queued runs from one PostgreSQL.
 
-A durable run makes its state durable at each checkpoint (one per turn of the loop) and its
-tool calls at two barriers each (`started` before the tool runs, the result after), one
-SQLite transaction each, in WAL mode. The script and tool are the per-step benchmark's.
+A durable step writes two barriers, each one SQLite transaction in WAL mode (or one
+PostgreSQL statement): `started` before the tool runs (with the turn's checkpoint), and its
+result after, before any hook sees it. The script and tool are the per-step benchmark's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Final
 
@@ -21,6 +24,7 @@ DURABLE_STEPS: Final = (10, 100)
 PG_WORKERS: Final = 8
 PG_RUNS: Final = 160
 PG_STEPS: Final = 10
+PG_STEPS_PER_RUN: Final = 100
 
 
 def durable_agent(steps: int, path: Path, durability: str = "process") -> Agent:
@@ -86,12 +90,24 @@ async def bench_durable(repeats: int) -> list[Verdict]:
             for agent in (stored, powered):
                 assert agent.store is not None
                 await agent.store.close()
-    return verdicts + await bench_pg_workers()
+    return verdicts + await bench_postgres(repeats)
 
 
-async def bench_pg_workers() -> list[Verdict]:
-    """Queue PG_RUNS runs, start PG_WORKERS worker processes, time first claim to last finish."""
-    import asyncio
+async def bench_postgres(repeats: int) -> list[Verdict]:
+    """PostgreSQL, each part in a schema of its own: a run's per-step cost, then workers."""
+    async with postgres_schema() as url:
+        if url is None:
+            return []
+        verdicts = await bench_pg_per_step(url, repeats)
+    async with postgres_schema() as url:
+        assert url is not None
+        return verdicts + await bench_pg_workers(url)
+
+
+@contextlib.asynccontextmanager
+async def postgres_schema() -> AsyncIterator[str | None]:
+    """The URL of a fresh schema of the tests' PostgreSQL server (dropped after), or None
+    when there is none (said why)."""
     import importlib.util
     import sys
     import uuid
@@ -100,41 +116,87 @@ async def bench_pg_workers() -> list[Verdict]:
     if str(tests) not in sys.path:  # pg_server's own helpers live there
         sys.path.insert(0, str(tests))
     spec = importlib.util.spec_from_file_location("pg_server", tests / "store" / "pg_server.py")
-    try:
-        from hookagent.store.postgres import PostgresStore
-    except ImportError:
-        print("PostgreSQL workers: skipped (pip install 'hookagent[postgres]')")
-        return []
+    if importlib.util.find_spec("asyncpg") is None:
+        print("PostgreSQL: skipped (pip install 'hookagent[postgres]')")
+        yield None
+        return
     assert spec is not None and spec.loader is not None
     pg = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(pg)
     url = pg.ensure_postgres()
     if url is None:
-        print(f"PostgreSQL workers: skipped ({pg.reason()})")
-        return []
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    url = f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+        print(f"PostgreSQL: skipped ({pg.reason()})")
+        yield None
+        return
     import asyncpg
 
-    admin = await asyncpg.connect(url.split("?")[0])
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(url)
     await admin.execute(f"CREATE SCHEMA {schema}")
     try:
-        store = PostgresStore(url)
-        agent = durable_agent_on(store, PG_STEPS)
-        for _ in range(PG_RUNS):
-            await agent.submit(PROMPT)
-        await store.close()
-        worker = str(Path(__file__).with_name("pg_worker.py"))
-        workers = [
-            await asyncio.create_subprocess_exec(
-                sys.executable, worker, url, f"w{i}", str(PG_STEPS), stdout=asyncio.subprocess.PIPE
-            )
-            for i in range(PG_WORKERS)
-        ]
-        reports = [(await w.communicate())[0].decode().split() for w in workers]
+        yield f"{url}{'&' if '?' in url else '?'}search_path={schema}"
     finally:
         await admin.execute(f"DROP SCHEMA {schema} CASCADE")
         await admin.close()
+
+
+async def bench_pg_per_step(url: str, repeats: int) -> list[Verdict]:
+    """One run at a time on PostgreSQL, against the same run in memory and on SQLite."""
+    from hookagent.store.postgres import PostgresStore
+
+    steps = PG_STEPS_PER_RUN
+    memory = build_agent(InstantModel(script(steps)), steps)
+    on_pg = durable_agent_on(PostgresStore(url), steps)
+    with tempfile.TemporaryDirectory() as folder:
+        on_sqlite = durable_agent(steps, Path(folder) / "bench.db")
+        agents = (memory, on_sqlite, on_pg)
+        runs = (10, 3, 1)  # runs per sample: a PostgreSQL step takes about a millisecond
+        samples = (Samples(), Samples(), Samples())
+        for agent in agents:
+            await agent.run(PROMPT)
+        for _ in range(repeats):
+            for agent, n, sample in zip(agents, runs, samples, strict=True):
+
+                async def one(agent: Agent = agent) -> None:
+                    result = await agent.run(PROMPT)
+                    assert check_same_work([None] * (2 * steps + 2), result, steps) is None
+
+                sample.values.append(await timed(one, n) / (n * (steps + 1)))
+        for agent in agents[1:]:
+            assert agent.store is not None
+            await agent.store.close()
+    a, b, c = samples
+    ratio, over = paired_ratio(c, a), paired_ratio(c, b)
+    print(
+        f"PostgreSQL, one run of {steps} steps: {c.median * 1e6:.0f} us/step, {ratio:.1f}x memory "
+        f"({a.median * 1e6:.1f} us), {over:.1f}x SQLite ({b.median * 1e6:.0f} us)"
+    )
+    return [
+        Verdict(f"durable (postgres) per step, N={steps}", ratio, "x memory", None),
+        Verdict(f"durable (postgres) per step, N={steps}", over, "x sqlite", None),
+    ]
+
+
+async def bench_pg_workers(url: str) -> list[Verdict]:
+    """Queue PG_RUNS runs, start PG_WORKERS worker processes, time first claim to last finish."""
+    import asyncio
+    import sys
+
+    from hookagent.store.postgres import PostgresStore
+
+    store = PostgresStore(url)
+    agent = durable_agent_on(store, PG_STEPS)
+    for _ in range(PG_RUNS):
+        await agent.submit(PROMPT)
+    await store.close()
+    worker = str(Path(__file__).with_name("pg_worker.py"))
+    workers = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, worker, url, f"w{i}", str(PG_STEPS), stdout=asyncio.subprocess.PIPE
+        )
+        for i in range(PG_WORKERS)
+    ]
+    reports = [(await w.communicate())[0].decode().split() for w in workers]
     firsts = [float(r[0]) for r in reports if float(r[0])]
     last = max(float(r[1]) for r in reports)
     runs = sum(int(r[2]) for r in reports)
