@@ -1,0 +1,82 @@
+"""The activities a worker runs for its agent: one model call, one tool call.
+
+They run the agent's own model and tools in the worker's process, outside the workflow,
+so whatever they do (network, files, subprocesses) never has to be deterministic. A tool
+heartbeats while it runs: a worker that dies mid-call is noticed within the heartbeat
+timeout, and the workflow reports the call in doubt rather than running it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, final
+
+from temporalio import activity
+
+from hookagent.agent import Agent
+from hookagent.canonical import call_key, canonical
+from hookagent.durable import codec
+from hookagent.kernel.state import RunState
+from hookagent.kernel.view import RunView
+from hookagent.messages import ToolCall
+from hookagent.models.received import received
+from hookagent.run_setup import RunSetup
+from hookagent.temporal.wire import MODEL, TOOL, failure
+from hookagent.tools.base import ToolContext
+
+__all__ = ["AgentActivities"]
+
+
+@final
+class AgentActivities:
+    """The activities of one agent (register `model` and `tool` with a worker)."""
+
+    def __init__(self, agent: Agent, setup: RunSetup, heartbeat: float) -> None:
+        self._agent = agent
+        self._setup = setup
+        self._beat = heartbeat / 3
+
+    @activity.defn(name=MODEL)
+    async def model(self, request: Any) -> dict[str, Any]:
+        """The model's reply to a request (`durable.codec` field `request`)."""
+        try:
+            response = received(
+                await self._agent.model.request(codec.load_field("request", request))
+            )
+        except Exception as exc:
+            return failure(exc)
+        return {"response": codec.dump("response", response)}
+
+    @activity.defn(name=TOOL)
+    async def tool(self, task: dict[str, Any]) -> dict[str, Any]:
+        """Call one tool as the kernel would, with a view of the run that holds its id,
+        metadata and step (not its messages); a result longer than the tool's
+        `max_result_chars` is cut, and saved whole in the run's folder, here."""
+        call = ToolCall(id=task["call_id"], name=task["name"], args=task["args"])
+        args = codec.load_field("args", task["args"])
+        state = RunState(run_id=task["run_id"], metadata=dict(task["metadata"]))
+        state.position.step = task["step"]
+        view = RunView(state, self._setup.specs)
+        view.files_root = self._setup.outputs.root
+        key = call_key(state.run_id, call.id, canonical(dict(args)))
+        context = ToolContext(run=view, call=call, idempotency_key=key)
+        beating = asyncio.create_task(self._heartbeat())
+        try:
+            result = await self._setup.tools[call.name](args, context)
+        except Exception as exc:
+            return failure(exc)
+        finally:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beating
+        outputs = self._setup.outputs
+        limit = outputs.limits.get(call.name)
+        if limit is not None and len(result.content) > limit:
+            result = await outputs.bound(state.run_id, call, result)
+        return {"result": codec.dump("result", result)}
+
+    async def _heartbeat(self) -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(self._beat)

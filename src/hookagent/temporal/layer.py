@@ -1,0 +1,133 @@
+"""`TemporalLayer`: the kernel's seams (`kernel.seams`) inside a Temporal workflow.
+
+- **folds** run in the workflow: the worker refuses an agent whose hooks do I/O
+  (`io_hooks`), so every fold is pure, in-process and synchronous, and replays the same;
+- a **question** no hook answers waits in the workflow for an update (`questions`);
+- the **model** is asked through an activity (`remote.ActivityModel`);
+- each **tool call** runs through an activity (`remote.ActivityTool`); the call log keeps
+  each call's state (planned, started, done, failed, in_doubt) for queries, and settles a
+  call whose worker was lost: a before_tool fold told of the doubt may approve a rerun with
+  an `ask`, or the model is told the call may or may not have taken effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Final, final
+
+from hookagent.hooks.engine import Folded, fold
+from hookagent.hooks.events import ToolCallEvent
+from hookagent.hooks.hook import Hook
+from hookagent.hooks.points import BEFORE_TOOL, HookPoint
+from hookagent.hooks.result import HookResult
+from hookagent.hooks.watch import HookWatch
+from hookagent.kernel.approval import Answer, Question
+from hookagent.kernel.context import RunContext
+from hookagent.kernel.seams import Asking, RunTool
+from hookagent.messages import ToolCall
+from hookagent.temporal.questions import Questions
+from hookagent.temporal.remote import InDoubt
+from hookagent.tools.base import ToolResult
+
+__all__ = ["TemporalCalls", "TemporalLayer", "io_hooks"]
+
+
+_TIMERS_ONLY: Final = frozenset({"policies:error_policy"})
+"""Async hooks whose only await is `asyncio.sleep` (the error policy's backoff), which in a
+workflow is a durable timer: they replay the same."""
+
+
+def io_hooks(hooks: Iterable[Hook[Any]]) -> list[str]:
+    """The hooks that may do I/O (async, or sync but blocking: command, http, prompt and
+    agent hooks among them), which a workflow cannot run and replay deterministically."""
+    return sorted({h.id for h in hooks if (h.is_async or h.blocking) and h.id not in _TIMERS_ONLY})
+
+
+@final
+class TemporalCalls:
+    """The `CallLog` of a run on Temporal: each call's state, and calls left in doubt."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, dict[str, Any]] = {}
+
+    def planned(self, step: int, calls: Sequence[ToolCall], /) -> None:
+        for call in calls:
+            self.calls[call.id] = {"step": step, "name": call.name, "state": "planned"}
+
+    async def execute(
+        self,
+        ctx: RunContext,
+        call: ToolCall,
+        args: Mapping[str, Any],
+        attempt: int,
+        run: RunTool,
+        /,
+    ) -> tuple[ToolResult, int]:
+        row = self.calls.setdefault(
+            call.id, {"step": ctx.state.position.step, "name": call.name, "state": "planned"}
+        )
+        row["state"] = "started"
+        try:
+            result, attempt = await run(ctx, call, args, attempt)
+        except InDoubt:
+            row["state"] = "in_doubt"
+            if not await _rerun_approved(ctx, call, args):
+                return _in_doubt(call), attempt
+            row["state"] = "started"
+            result, attempt = await run(ctx, call, args, attempt + 1)
+        row["state"] = "failed" if result.is_error else "done"
+        return result, attempt
+
+
+async def _rerun_approved(ctx: RunContext, call: ToolCall, args: Mapping[str, Any]) -> bool:
+    """Whether a before_tool fold told of the doubt approves running the call again (an
+    answered `ask`); a `stop` ends the run."""
+    if not ctx.hooks.wants(BEFORE_TOOL):
+        return False
+    decision, _ = await ctx.hooks.fire(
+        BEFORE_TOOL,
+        ToolCallEvent(
+            run=ctx.view,
+            step=ctx.state.position.step,
+            call_id=call.id,
+            tool_name=call.name,
+            args=MappingProxyType(dict(args)),
+            in_doubt=True,
+        ),
+    )
+    if decision.outcome == "stop":
+        ctx.state.stop_by(decision)
+    return decision.outcome == "ask"
+
+
+def _in_doubt(call: ToolCall) -> ToolResult:
+    return ToolResult.error(
+        f"In doubt: {call.name!r} was started but its worker was lost before it reported "
+        "its end, so it may or may not have taken effect. It was not run again; check its "
+        "effect before calling it again.",
+        data={"state": "in_doubt", "call_id": call.id},
+    )
+
+
+@final
+class TemporalLayer:
+    """The seams of one run in its workflow."""
+
+    def __init__(self, questions: Questions) -> None:
+        self.questions = questions
+        self.calls = TemporalCalls()
+
+    async def fold(
+        self,
+        point: HookPoint[Any],
+        hooks: tuple[Hook[Any], ...],
+        event: Any,
+        watch: HookWatch | None,
+    ) -> Folded[Any] | HookResult | None:
+        """In the workflow, unwatched: its hooks are synchronous and do no I/O."""
+        return await fold(point, hooks, event, None)
+
+    async def settle(self, question: Question, index: int, asking: Asking) -> Answer:
+        """permission_request hooks first, then an approval in scope or someone's answer."""
+        return await asking.ask_hooks(question) or await self.questions.settle(question)

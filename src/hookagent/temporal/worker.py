@@ -1,0 +1,56 @@
+"""`agent_worker`: a Temporal worker that runs an agent's runs on one task queue.
+
+The worker serves the `AgentRun` workflow and the model and tool activities of `agent`.
+It refuses, with a `ConfigError` naming them, hooks a workflow cannot replay the same way:
+hooks that may do I/O (async or blocking hooks: command, http, prompt and agent hooks).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from hookagent.agent import Agent
+from hookagent.errors import ConfigError
+from hookagent.temporal.activities import AgentActivities
+from hookagent.temporal.layer import io_hooks
+from hookagent.temporal.remote import Timeouts
+from hookagent.temporal.workflow import AgentRun, Served, serve
+
+__all__ = ["HEARTBEAT", "MODEL_TIMEOUT", "TOOL_TIMEOUT", "agent_worker"]
+
+HEARTBEAT: Final = 10.0
+"""Seconds without a heartbeat after which a tool's worker counts as lost."""
+MODEL_TIMEOUT: Final = 600.0
+TOOL_TIMEOUT: Final = 3600.0
+
+
+def agent_worker(
+    client: Client,
+    agent: Agent,
+    task_queue: str,
+    *,
+    heartbeat: float = HEARTBEAT,
+    model_timeout: float = MODEL_TIMEOUT,
+    tool_timeout: float = TOOL_TIMEOUT,
+) -> Worker:
+    """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`)."""
+    setup = agent._setup_for(None)  # the tools and hooks its runs use, as `Agent.run` has them
+    unreplayable = io_hooks(setup.registry)
+    if unreplayable:
+        raise ConfigError(
+            "hooks that may do I/O do not run on Temporal yet (a workflow must replay each "
+            f"fold the same way): {', '.join(unreplayable)}",
+            key="hooks",
+        )
+    timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
+    serve(task_queue, Served(agent, setup, timeouts))
+    activities = AgentActivities(agent, setup, heartbeat)
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[AgentRun],
+        activities=[activities.model, activities.tool],
+    )

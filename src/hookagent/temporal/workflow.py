@@ -1,0 +1,130 @@
+"""`AgentRun`: one run of an agent as a Temporal workflow.
+
+The workflow runs the kernel itself, wired as `Agent` wires a run but with the seams of
+`TemporalLayer`: its folds run here, its model and tool calls are activities, and its
+questions wait here for an update. The kernel is deterministic given what its activities
+return, so a worker that takes the workflow over replays it from history to where it was.
+The workflow is not sandboxed: the agent (its hooks and tools) is the worker's own object,
+found by task queue (`serve`). One clock decides: a time limit (`max_seconds`) reads the
+execution time of the worker that runs the workflow, so a run its limit stopped, replayed
+by another worker before its end was recorded, may fail to replay.
+
+Queries: `state` (the run as `RunState.to_json` has it), `decisions`, `questions` (those
+waiting), `calls` (each tool call's state). Update: `answer(question_id, answer)`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, final
+
+from temporalio import workflow
+
+from hookagent.agent import Agent
+from hookagent.durable import codec
+from hookagent.kernel.context import RunContext
+from hookagent.kernel.dispatch import Dispatcher
+from hookagent.kernel.loop import Kernel
+from hookagent.kernel.state import RunState
+from hookagent.run_setup import RunSetup
+from hookagent.temporal.layer import TemporalLayer
+from hookagent.temporal.questions import Questions
+from hookagent.temporal.remote import ActivityModel, ActivityTool, Timeouts
+
+__all__ = ["WORKFLOW", "AgentRun", "Served", "serve"]
+
+WORKFLOW: Final = "hookagent.run"
+
+
+@final
+class Served:
+    """What a worker serves on its task queue: the agent, the setup its runs use, and the
+    activities' timeouts."""
+
+    __slots__ = ("agent", "setup", "timeouts")
+
+    def __init__(self, agent: Agent, setup: RunSetup, timeouts: Timeouts) -> None:
+        self.agent, self.setup, self.timeouts = agent, setup, timeouts
+
+
+_SERVED: dict[str, Served] = {}
+
+
+def serve(task_queue: str, served: Served) -> None:
+    """Runs of `task_queue` in this process use `served`."""
+    _SERVED[task_queue] = served
+
+
+@workflow.defn(name=WORKFLOW, sandboxed=False)
+class AgentRun:
+    def __init__(self) -> None:
+        served = _SERVED[workflow.info().task_queue]
+        self._served = served
+        self._state = RunState(
+            run_id=workflow.info().workflow_id, started_at=workflow.now().timestamp()
+        )
+        self._layer = TemporalLayer(Questions(served.agent.policy_version))
+
+    @workflow.run
+    async def run(self, task: dict[str, Any]) -> str:
+        """Run `task["prompt"]` to its end; the final state (`RunState.to_json`)."""
+        served, state, layer = self._served, self._state, self._layer
+        state.metadata.update(task.get("metadata") or {})
+        setup = served.setup
+        hooks = Dispatcher(
+            setup.registry,
+            state,
+            approver=None,
+            watch=None,
+            tool_specs=setup.specs,
+            fold_runner=layer.fold,
+            settle=layer.settle,
+        )
+        hooks.view.files_root = setup.outputs.root
+        timeouts = served.timeouts
+        agent = served.agent
+        ctx = RunContext(
+            state=state,
+            view=hooks.view,
+            hooks=hooks,
+            model=ActivityModel(agent.model, timeouts),
+            tools={
+                spec.name: ActivityTool(
+                    spec, state, idempotent=setup.traits[spec.name].idempotent, timeouts=timeouts
+                )
+                for spec in setup.specs
+            },
+            traits=setup.traits,
+            tool_specs=setup.specs,
+            system_prompt=agent.system_prompt,
+            settings=agent.settings,
+            budgets=agent.budgets,
+            calls=layer.calls,
+            kept=True,
+        )
+        await Kernel().run(ctx, task["prompt"])
+        return state.to_json()
+
+    @workflow.query
+    def state(self) -> str:
+        return self._state.to_json()
+
+    @workflow.query
+    def decisions(self) -> list[Any]:
+        return [json.loads(codec.dump("decision", d)) for d in self._state.decisions]
+
+    @workflow.query
+    def questions(self) -> list[dict[str, Any]]:
+        return list(self._layer.questions.pending.values())
+
+    @workflow.query
+    def calls(self) -> dict[str, dict[str, Any]]:
+        return self._layer.calls.calls
+
+    @workflow.update
+    async def answer(self, question_id: str, answer: dict[str, Any]) -> None:
+        self._layer.questions.answer(question_id, answer)
+
+    @answer.validator
+    def _check(self, question_id: str, answer: dict[str, Any]) -> None:
+        self._layer.questions.check(question_id, answer)

@@ -1,0 +1,136 @@
+"""An agent's run on a Temporal worker: the same result and records as in memory, questions
+answered by an update or by their default, and the calls' states."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.client import Client, WorkflowUpdateFailedError
+
+import hookagent as h
+from hookagent.errors import ConfigError
+from hookagent.temporal import TemporalRuns, agent_worker
+from hookagent.testing import ScriptedModel, reply, turn
+
+pytestmark = pytest.mark.temporal
+
+
+@h.tool
+def deploy(env: str) -> str:
+    """Deploy to an environment."""
+    return f"deployed to {env}"
+
+
+def deploys(*envs: str) -> list[Any]:
+    return [
+        turn("", {"name": "deploy", "args": {"env": e}, "id": f"c{i}"}) for i, e in enumerate(envs)
+    ]
+
+
+def build(*envs: str, timeout: float | None = None, default: str = "deny") -> h.Agent:
+    def ask(event: h.ToolCallEvent) -> h.HookResult | None:
+        if not event.args["env"].startswith("prod"):
+            return None
+        return h.HookResult.ask("Deploy?", timeout=timeout, default=default)
+
+    def note(event: h.ToolResultEvent) -> h.HookResult:
+        return h.HookResult.context(f"{event.tool_name} ran")
+
+    return (
+        h.AgentBuilder()
+        .model(ScriptedModel([*deploys(*envs), reply("ok")], by_history=True))
+        .tools(deploy)
+        .on(h.BEFORE_TOOL, ask, name="ask")
+        .on(h.AFTER_TOOL, note, name="note")
+        .build()
+    )
+
+
+def queue() -> str:
+    return f"q-{uuid.uuid4().hex[:8]}"
+
+
+def shape(result: h.RunResult[Any]) -> Any:
+    """What two runs of the same script must share: no ids, times or durations."""
+    return (
+        result.status,
+        result.stop_reason,
+        result.output,
+        [(m.role, str(getattr(m, "content", ""))) for m in result.state.messages],
+        [(d.point, d.hook, d.outcome, d.reason, tuple(d.contexts)) for d in result.decisions],
+        [(c.name, dict(c.args), c.result.content) for c in result.tool_calls],
+    )
+
+
+async def test_a_run_with_a_tool_call_ends_as_the_same_run_in_memory(client: Client) -> None:
+    local = await build("staging").run("go")
+    agent = build("staging")
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        result = await runs.result(run_id)
+        assert shape(result) == shape(local)
+        assert result.status == "completed" and result.output == "ok"
+        assert await runs.calls(run_id) == {"c0": {"step": 1, "name": "deploy", "state": "done"}}
+        queried = await runs.decisions(run_id)
+        assert [(d.point, d.hook) for d in queried] == [(d.point, d.hook) for d in result.decisions]
+
+
+async def waiting(runs: TemporalRuns, run_id: str) -> list[dict[str, Any]]:
+    """The run's questions, once it asks one (polled: a query does not wait)."""
+    for _ in range(300):
+        found = await runs.questions(run_id)
+        if found:
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError("the run asked nothing")
+
+
+async def test_an_ask_pauses_the_workflow_until_an_update_answers_it(client: Client) -> None:
+    agent = build("prod", "prod")
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        [question] = await waiting(runs, run_id)
+        assert (question["id"], question["tool_name"], question["args"]) == (
+            "q1",
+            "deploy",
+            {"env": "prod"},
+        )
+        assert (await runs.state(run_id)).status == "running"
+        assert (await runs.calls(run_id))["c0"]["state"] == "planned"
+        with pytest.raises(WorkflowUpdateFailedError):  # no such question
+            await runs.answer(run_id, "q9", True)
+        with pytest.raises(WorkflowUpdateFailedError):  # sessions are not kept here
+            await runs.answer(run_id, "q1", True, scope="session")
+        await runs.answer(run_id, "q1", True, reason="looks fine", by="ops", scope="run")
+        result = await runs.result(run_id)  # the second deploy is covered by scope run
+    assert result.status == "completed"
+    assert [c.result.content.split("\n")[0] for c in result.tool_calls] == ["deployed to prod"] * 2
+    answered = [str(d) for d in result.decisions]
+    assert any("ops via question q1" in a for a in answered), answered
+    assert any("via approval (scope run)" in a for a in answered), answered
+
+
+async def test_a_question_nobody_answers_takes_its_default_when_it_times_out(
+    client: Client,
+) -> None:
+    agent = build("prod", timeout=1.0, default="deny")
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        result = await runs.run("go")
+    [call] = result.tool_calls
+    assert call.result.is_error and call.blocked
+    assert any("default deny" in str(d) for d in result.decisions), result.decisions
+
+
+def test_a_worker_refuses_hooks_that_may_do_io(client: Client) -> None:
+    async def remote(event: h.ToolCallEvent) -> None:
+        return None
+
+    agent = h.AgentBuilder().model(ScriptedModel([reply("ok")])).on(h.BEFORE_TOOL, remote).build()
+    with pytest.raises(ConfigError, match="user:remote"):
+        agent_worker(client, agent, queue())
