@@ -62,6 +62,15 @@ def _mcp_app() -> typer.Typer:
 app.add_typer(_mcp_app(), name="mcp")
 
 
+def _temporal_app() -> typer.Typer:
+    from hookagent.cli.temporal_cmd import temporal_app
+
+    return temporal_app
+
+
+app.add_typer(_temporal_app(), name="temporal")
+
+
 def _setup_command() -> None:
     from hookagent.cli.setup_cmd import register
 

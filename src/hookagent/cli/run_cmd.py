@@ -206,6 +206,18 @@ def run(
     ] = False,
     notify: NotifyOpt = None,
     notify_inbox: NotifyInboxOpt = None,
+    temporal: Annotated[
+        str | None,
+        typer.Option(
+            "--temporal",
+            metavar="HOST:PORT",
+            help="Run on the Temporal server there, on the workers of --task-queue "
+            "(`hookagent temporal worker`), and wait for the end.",
+        ),
+    ] = None,
+    task_queue: Annotated[
+        str, typer.Option("--task-queue", metavar="Q", help="With --temporal: the task queue.")
+    ] = "hookagent",
 ) -> None:
     """Run PROMPT and show each step, tool call and hook decision as it happens."""
     options = RunOptions(
@@ -237,11 +249,24 @@ def run(
         init=init,
     )
     command = ctx.info_name
+    if temporal is not None:
+        raise typer.Exit(guarded(lambda: _on_temporal(options, command, temporal, task_queue)))
     raise typer.Exit(
         guarded(
             lambda: _run_or_submit(with_notify(options, notify, notify_inbox, command), command)
         )
     )
+
+
+def _on_temporal(options: RunOptions, command: str | None, address: str, queue: str) -> int:
+    from hookagent.cli.temporal_cmd import run_on_temporal
+    from hookagent.errors import ConfigError
+
+    if command == "submit":
+        raise ConfigError(
+            "submit queues a run in a store; run it with --temporal", key="--temporal"
+        )
+    return run_on_temporal(options, address, queue)
 
 
 def _run_or_submit(options: RunOptions, command: str | None) -> int:

@@ -1,0 +1,115 @@
+"""`hookagent temporal worker`: serve an agent's runs on a Temporal task queue; and
+`hookagent run … --temporal HOST:PORT`: start a run there and wait for its end.
+
+The worker builds its agent from the same flags as `run` (model, plugins, settings files,
+file tools, Bash); the run's side builds the same agent to finish its result. A `scripted:`
+model answers by history, so a worker that takes a run over answers where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from hookagent.cli.exits import exit_code, guarded, print_json
+from hookagent.errors import ConfigError
+from hookagent.sessions.agent_spec import RunOptions, build_agent, scripted_path
+
+if TYPE_CHECKING:
+    from hookagent.agent import Agent
+
+__all__ = ["DEFAULT_QUEUE", "run_on_temporal", "temporal_app"]
+
+DEFAULT_QUEUE = "hookagent"
+
+temporal_app = typer.Typer(
+    help="Run agents as durable Temporal workflows.", no_args_is_help=True, add_completion=False
+)
+
+AddressOpt = Annotated[
+    str, typer.Option("--address", metavar="HOST:PORT", help="The Temporal server's address.")
+]
+QueueOpt = Annotated[
+    str, typer.Option("--task-queue", metavar="Q", help="The task queue to serve.")
+]
+
+
+@temporal_app.command()
+def worker(
+    address: AddressOpt,
+    model: Annotated[str, typer.Option("--model", "-m", metavar="PROVIDER:MODEL")],
+    task_queue: QueueOpt = DEFAULT_QUEUE,
+    plugin: Annotated[list[str] | None, typer.Option("--plugin", metavar="PLUGIN")] = None,
+    settings: Annotated[list[str] | None, typer.Option("--settings", metavar="FILE")] = None,
+    root: Annotated[str | None, typer.Option("--root", metavar="DIR")] = None,
+    allow_bash: Annotated[bool, typer.Option("--allow-bash")] = False,
+    system: Annotated[str | None, typer.Option("--system", metavar="TEXT")] = None,
+    heartbeat: Annotated[
+        float, typer.Option(help="Seconds without a heartbeat before a tool's worker is lost.")
+    ] = 10.0,
+) -> None:
+    """Serve the agent these flags build (as `run` builds it) until Ctrl-C."""
+    options = RunOptions(
+        prompt="",
+        model=model,
+        plugins=tuple(plugin or ()),
+        settings=tuple(settings or ()),
+        root=root,
+        allow_bash=allow_bash,
+        system=system,
+    )
+    raise typer.Exit(guarded(lambda: _serve(options, address, task_queue, heartbeat)))
+
+
+def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float) -> int:
+    from hookagent.temporal import agent_worker, connect
+
+    agent = _agent(options)
+
+    async def go() -> None:
+        client = await connect(address)
+        async with agent_worker(client, agent, task_queue, heartbeat=heartbeat):
+            typer.echo(f"worker on {address}, task queue {task_queue}", err=True)
+            await asyncio.Event().wait()
+
+    try:
+        asyncio.run(go())
+    except KeyboardInterrupt:
+        typer.echo("worker stopped", err=True)
+    return 0
+
+
+def run_on_temporal(options: RunOptions, address: str, task_queue: str) -> int:
+    """Start the run `options` describe on the workers of `task_queue`, wait, report."""
+    if options.durable:
+        raise ConfigError(
+            "a run on Temporal is kept by Temporal, not in a store", key="--session/--store"
+        )
+    from hookagent.temporal import TemporalRuns, connect
+
+    agent = _agent(options)
+
+    async def go() -> int:
+        runs = TemporalRuns(agent, await connect(address), task_queue)
+        run_id = await runs.start(options.prompt)
+        typer.echo(f"run {run_id} on {address}, task queue {task_queue}", err=True)
+        result = await runs.result(run_id)
+        if options.json:
+            print_json(result)
+        else:
+            typer.echo(result.output or result.stop_message or result.status)
+        return exit_code(result)
+
+    return asyncio.run(go())
+
+
+def _agent(options: RunOptions) -> Agent:
+    agent, _ = build_agent(options)
+    path = scripted_path(options)
+    if path is not None:
+        from hookagent.models.scripted import ScriptedModel
+
+        agent.model = ScriptedModel.from_file(path, by_history=True)
+    return agent
