@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
@@ -46,6 +46,7 @@ from hookagent.tools.base import Tool
 
 if TYPE_CHECKING:
     from hookagent.capability import FinishesResults
+    from hookagent.hooks.events import InferenceResultEvent
 
 __all__ = ["Agent"]
 
@@ -122,6 +123,29 @@ class Agent:
             if not (h.kind == "observer" and h.on_failure == "proceed")
         )
         return digest(hooks, sorted(self.tools))
+
+    def checker(
+        self,
+        model: Model,
+        /,
+        *,
+        project_dir: str,
+        system_prompt: str,
+        max_steps: int,
+        meter: Callable[[InferenceResultEvent], None] | None = None,
+    ) -> Agent:
+        """An agent of this agent's kind that checks one condition over `project_dir`'s
+        files, read-only: what a Claude Code `agent` handler runs."""
+        from hookagent.capabilities.files.checker import checker_agent
+
+        return checker_agent(
+            type(self),
+            model,
+            project_dir=project_dir,
+            system_prompt=system_prompt,
+            max_steps=max_steps,
+            meter=meter,
+        )
 
     def _runs(self) -> DurableRuns:
         if self.store is None:

@@ -19,6 +19,7 @@ from hookagent.hooks.registry import HookRegistry
 from hookagent.kernel.context import Budgets
 from hookagent.models.base import Model
 from hookagent.models.resolve import resolve_model
+from hookagent.policies.defaults import default_limits, policy_hooks
 from hookagent.policies.error_policy import ErrorPolicy
 from hookagent.policies.limits import StepLimit, TimeLimit, TokenLimit, ToolCallPresence
 from hookagent.registration import HookRegistrations
@@ -79,12 +80,7 @@ class AgentBuilder(HookRegistrations):
         self._system_prompt: str | None = None
         self._settings: dict[str, Any] = {}
         self._budgets = Budgets()
-        self._limits: dict[str, Capability | None] = {
-            "steps": StepLimit(),
-            "tokens": TokenLimit(),
-            "time": TimeLimit(),
-            "presence": ToolCallPresence(),
-        }
+        self._limits: dict[str, Capability | None] = default_limits()
         self._error_policy: ErrorPolicy = ErrorPolicy.default()
         self._installed: list[Capability] = []
         self._model_aliases: dict[str, str | Model] = {}
@@ -280,10 +276,7 @@ class AgentBuilder(HookRegistrations):
         return agent
 
     def _policy_hooks(self) -> Iterable[Hook[Any]]:
-        for limit in self._limits.values():
-            if limit is not None:
-                yield from limit.hooks()
-        yield from self._error_policy.hooks()
+        return policy_hooks(self._limits, self._error_policy)
 
     def _add_hook(self, hook: Hook[Any]) -> None:
         self._hooks.append(hook)

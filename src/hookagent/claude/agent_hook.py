@@ -12,21 +12,46 @@ error or the timeout is a non-blocking error, unless `onFailure` says otherwise.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from hookagent.claude.model import HandlerSpec, HandlerVerdict
 from hookagent.claude.output import FailurePolicy
 from hookagent.claude.prompt_hook import Spend, failed, question, read_answer
 from hookagent.hooks.events import InferenceResultEvent
-from hookagent.hooks.points import AFTER_INFERENCE
+from hookagent.kernel.result import RunResult
 from hookagent.models.base import Model
 
-__all__ = ["MAX_STEPS", "ask_agent"]
+__all__ = ["MAX_STEPS", "Checker", "ask_agent"]
 
 MAX_STEPS: Final = 50
 """Claude Code's turn limit for an agent hook."""
+
+
+class Checks(Protocol):
+    """An agent that answers one prompt."""
+
+    async def run(self, prompt: str, /) -> RunResult[Any]: ...
+
+
+class Checker(Protocol):
+    """Makes the agent an `agent` handler runs: read-only file tools over `project_dir`,
+    at most `max_steps` steps, `meter` told of each reply (`capabilities.files.checker`,
+    given by whoever installed the settings)."""
+
+    def __call__(
+        self,
+        model: Model,
+        /,
+        *,
+        project_dir: str,
+        system_prompt: str,
+        max_steps: int,
+        meter: Callable[[InferenceResultEvent], None] | None,
+    ) -> Checks: ...
+
+
 _SYSTEM: Final = (
     "You verify one condition for an automated agent, using the read-only tools you have "
     "(Read, Grep, Glob, LS) as sparingly as you can. The user message states the condition "
@@ -47,29 +72,30 @@ async def ask_agent(
     timeout: float,  # noqa: ASYNC109  # the hook's limit, enforced on the subagent
     failure_default: FailurePolicy = "continue",
     spend: Spend | None = None,
+    checker: Checker | None = None,
 ) -> HandlerVerdict:
     """The subagent's verdict on `payload`; the usage of its model calls goes to `spend`."""
-    from hookagent.builder import AgentBuilder
-    from hookagent.capabilities.files import FileTools
-
     if model is None:
         return failed(spec, "no model to ask: set ClaudeHookOptions.prompt_model", failure_default)
-    builder = (
-        AgentBuilder()
-        .model(model)
-        .system_prompt(_SYSTEM)
-        .with_(FileTools(project_dir, read_only=True))
-        .limits(max_steps=MAX_STEPS)
-    )
+    if checker is None:
+        why = (
+            "agent handlers run where an agent or a tool gate installed the settings "
+            "(AgentBuilder.with_settings, ToolGate.with_settings)"
+        )
+        return failed(spec, why, failure_default)
+    meter: Callable[[InferenceResultEvent], None] | None = None
     if spend is not None:  # each reply as it comes, priced by the model that gave it
         billed = model.name
 
-        def meter(event: InferenceResultEvent) -> None:
+        def metered(event: InferenceResultEvent) -> None:
             response = event.response
             spend(response.usage, model=response.model_name or billed)
 
-        builder = builder.on(AFTER_INFERENCE, meter, name="parent_usage", kind="observer")
-    agent = builder.build()
+        meter = metered
+
+    agent = checker(
+        model, project_dir=project_dir, system_prompt=_SYSTEM, max_steps=MAX_STEPS, meter=meter
+    )
     try:
         async with asyncio.timeout(timeout):
             result = await agent.run(question(spec, payload))

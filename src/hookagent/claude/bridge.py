@@ -33,6 +33,7 @@ from hookagent.tools.base import Tool
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
+    from hookagent.claude.agent_hook import Checker
 
 __all__ = ["NOT_RUN_KEY", "ClaudeHooks"]
 
@@ -76,8 +77,14 @@ class ClaudeHooks:
 
     def bind(self, agent: Agent, /) -> None:
         """The agent's own model answers prompt handlers that name no other; handlers naming
-        a model alias (`haiku`…) run on the model the builder maps it to."""
-        self._models.bind(agent.model, agent.model_aliases)
+        a model alias (`haiku`…) run on the model the builder maps it to; `agent` handlers
+        run agents of the agent's own kind (`Agent.checker`)."""
+        self._models.bind(agent.model, agent.model_aliases, agent.checker)
+
+    def use_checker(self, checker: Checker) -> None:
+        """How `agent` handlers make their agent, where no agent binds these hooks (a
+        `ToolGate`)."""
+        self._models.checker = checker
 
     def tools(self) -> Iterable[Tool]:
         return ()

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, Literal, final
+from typing import TYPE_CHECKING, Any, Final, Literal, final
 
 from hookagent.claude.checks import check_settings
 from hookagent.claude.event_handlers import EventHandlers, Ran
@@ -41,6 +41,9 @@ from hookagent.hooks.points import AFTER_TOOL, EXECUTION_START
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.view import RunView
 from hookagent.models.base import Model
+
+if TYPE_CHECKING:
+    from hookagent.claude.agent_hook import Checker
 
 __all__ = [
     "LOADED_SKILLS_KEY",
@@ -155,10 +158,13 @@ class ComponentHooks:
         self._spent: dict[str, set[str]] = {}
         """Session → the labels of `once` handlers that ran successfully there."""
 
-    def bind(self, model: Model, aliases: Mapping[str, str | Model]) -> None:
-        """The model of the agent the components run in, and what its model aliases
-        stand for (resolved models, for a subagent's files)."""
-        self._models.bind(model, aliases)
+    def bind(
+        self, model: Model, aliases: Mapping[str, str | Model], checker: Checker | None = None
+    ) -> None:
+        """The model of the agent the components run in, what its model aliases stand for
+        (resolved models, for a subagent's files), and how its `agent` handlers make their
+        agent."""
+        self._models.bind(model, aliases, checker)
 
     def hooks(
         self,

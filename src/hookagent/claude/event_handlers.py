@@ -180,6 +180,7 @@ class EventHandlers:
                 timeout=limit,
                 failure_default=options.on_failure_default,
                 spend=spend,
+                checker=self._models.checker,
             )
         if spec.type == "prompt":
             model = self._models.of(spec)

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Final
 from hookagent.claude.model import HandlerSpec, ProcessOutcome
 
 if TYPE_CHECKING:
-    from hookagent.capabilities.mcp.client import ServerConnection
-    from hookagent.capabilities.mcp.config import ServerConfig
+    from hookagent.mcp_client.client import ServerConnection
+    from hookagent.mcp_client.config import ServerConfig
 
 __all__ = ["build_input", "run_mcp_tool"]
 
@@ -67,7 +67,7 @@ async def run_mcp_tool(
     timeout: float,  # noqa: ASYNC109  # the hook's limit, enforced on connect and call
 ) -> ProcessOutcome:
     """Call `spec.tool` on `server` with the handler's input, within `timeout` seconds."""
-    from hookagent.capabilities.mcp.client import CallFailed, ServerConnection, describe
+    from hookagent.mcp_client.client import CallFailed, ServerConnection, describe
 
     started = perf_counter()
     name = f"{spec.server}/{spec.tool}"

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Literal, final
 from hookagent.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hookagent.capabilities.mcp.client import ServerConnection
-    from hookagent.capabilities.mcp.config import ServerConfig
     from hookagent.claude.commands import Expansion
     from hookagent.claude.instructions import InstructionFile
+    from hookagent.mcp_client.client import ServerConnection
+    from hookagent.mcp_client.config import ServerConfig
     from hookagent.models.base import Model
 
 __all__ = ["ClaudeHookOptions"]

@@ -17,7 +17,7 @@ import asyncio
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Protocol, final
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from hookagent.claude.model import Decision, HandlerSpec, HandlerVerdict
 from hookagent.claude.output import FailurePolicy, apply_failure
@@ -34,6 +34,9 @@ class Spend(Protocol):
 
     def __call__(self, usage: Usage, *, model: str | None = None) -> object: ...
 
+
+if TYPE_CHECKING:
+    from hookagent.claude.agent_hook import Checker
 
 __all__ = ["MODEL_ALIASES", "PromptModels", "Spend", "ask", "failed", "question", "read_answer"]
 
@@ -85,12 +88,14 @@ class PromptModels:
     """Which model answers each prompt and agent handler; the agent's own is bound at build,
     and so are the builder's model aliases."""
 
-    __slots__ = ("_agent", "_aliased", "_fast", "_named")
+    __slots__ = ("_agent", "_aliased", "_fast", "_named", "checker")
 
     def __init__(self, fast: Model | str | None, specs: Sequence[HandlerSpec]) -> None:
         """Resolves every named model now, so a bad name is a `ConfigError` naming its file
         and key before anything runs; an alias waits for the builder's mapping."""
         self._agent: Model | None = None
+        self.checker: Checker | None = None
+        """Makes the agent of `agent` handlers; given with the agent (`bind`)."""
         self._fast = _resolve(fast, "prompt_model", None) if fast is not None else None
         self._named: dict[str, Model] = {}
         self._aliased: dict[str, HandlerSpec] = {}
@@ -103,10 +108,15 @@ class PromptModels:
             else:
                 self._named[name] = _resolve(name, f"{spec.where}.model", spec)
 
-    def bind(self, model: Model, aliases: Mapping[str, str | Model]) -> None:
+    def bind(
+        self, model: Model, aliases: Mapping[str, str | Model], checker: Checker | None = None
+    ) -> None:
         """The agent's model, and the builder's aliases: a handler naming one runs on the
-        model it maps to (an alias nobody mapped, as `MODEL_ALIASES` says)."""
+        model it maps to (an alias nobody mapped, as `MODEL_ALIASES` says); `checker`
+        makes the agents of `agent` handlers."""
         self._agent = model
+        if checker is not None:
+            self.checker = checker
         for name, target in aliases.items():
             spec = self._aliased.get(name)
             if spec is not None:

@@ -64,8 +64,8 @@ def _ls(files: tuple[str, ...], discover: bool, json_output: bool) -> int:
 async def _probe(servers: list[ConfiguredServer]) -> list[dict[str, Any]]:
     import asyncio
 
-    from hookagent.capabilities.mcp.client import ServerConnection, describe
-    from hookagent.capabilities.mcp.config import tool_name
+    from hookagent.mcp_client.client import ServerConnection, describe
+    from hookagent.mcp_client.config import tool_name
 
     async def one(server: ConfiguredServer) -> dict[str, Any]:
         row: dict[str, Any] = {

@@ -105,6 +105,10 @@ class ToolGate(HookRegistrations):
         self._tick_known = False
 
     def _add_settings(self, claude: ClaudeHooks, files: tuple[str | PathLike[str], ...]) -> None:
+        from hookagent.agent import Agent
+        from hookagent.capabilities.files.checker import checker_agent
+
+        claude.use_checker(functools.partial(checker_agent, Agent))  # for `agent` handlers
         left_out: list[str] = []
         for hook in claude.hooks():
             if hook.point in GATE_POINTS or hook.point is EXECUTION_END:

@@ -1,7 +1,7 @@
 """`--claude-project [DIR]` and `--claude-plugin DIR`: a Claude Code project and plugin
 folders, run as they are.
 
-`install_project` gives the builder everything `claude.project.load_project` found: the
+`install_project` gives the builder everything `sessions.project_files.load_project` found: the
 instruction files after `--system` in the system prompt; the hooks of every settings file,
 plugin and `--settings` file; the permission rules (project, local and the user's) through
 `Approvals`; `env` in the process's environment, which hooks and tools inherit; the
@@ -13,13 +13,14 @@ or, where that changes what the agent may do, refused (exit 2) unless
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hookagent.claude.commands import expand, find_command
-from hookagent.claude.project import ClaudeProject, load_project
 from hookagent.errors import ConfigError
+from hookagent.sessions.project_files import ClaudeProject, load_project
 
 if TYPE_CHECKING:
     from hookagent.builder import AgentBuilder
@@ -299,11 +300,10 @@ def with_project_mcp(options: RunOptions, configs: MCPConfigs) -> MCPConfigs:
     """`configs` (`--mcp-config`, discovery) over the servers of the project's and the
     plugins' `.mcp.json` (`project_mcp`), whose warnings are printed."""
     from hookagent.capabilities.mcp.claude_config import MCPConfigs
-    from hookagent.sessions.agent_spec import warn
 
     found = project_mcp(project_of(options))
     for line in found.warnings:
-        warn(line)
+        print(f"warning: {line}", file=sys.stderr)
     return MCPConfigs({**found.servers, **configs.servers}, found.warnings + configs.warnings)
 
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
 from hookagent.lazy import attribute_loader
+from hookagent.mcp_client.config import HttpServer, ServerConfig, SseServer, StdioServer
 
 if TYPE_CHECKING:
     from hookagent.capabilities.mcp.capability import MCP

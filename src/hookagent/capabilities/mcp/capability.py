@@ -9,18 +9,18 @@ from types import TracebackType
 from typing import Any, Self, final
 
 from hookagent.capabilities.mcp.claude_config import load_claude_config
-from hookagent.capabilities.mcp.client import ServerConnection, describe
-from hookagent.capabilities.mcp.config import (
+from hookagent.capabilities.mcp.elicit import ask_hook
+from hookagent.capabilities.mcp.tool import MCPTool, output_token_limit
+from hookagent.errors import ConfigError
+from hookagent.hooks.hook import Hook
+from hookagent.mcp_client.client import ServerConnection, describe
+from hookagent.mcp_client.config import (
     HttpServer,
     ServerConfig,
     SseServer,
     StdioServer,
     sanitise,
 )
-from hookagent.capabilities.mcp.elicit import ask_hook
-from hookagent.capabilities.mcp.tool import MCPTool, output_token_limit
-from hookagent.errors import ConfigError
-from hookagent.hooks.hook import Hook
 
 __all__ = ["MCP"]
 

@@ -25,8 +25,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, final
 
-from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
 from hookagent.errors import ConfigError
+from hookagent.mcp_client.config import HttpServer, ServerConfig, SseServer, StdioServer
 
 __all__ = ["ConfiguredServer", "MCPConfigs", "load_claude_config", "load_mcp_configs"]
 

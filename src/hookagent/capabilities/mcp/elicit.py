@@ -20,12 +20,12 @@ from typing import Any, Final
 
 from mcp import types
 
-from hookagent.capabilities.mcp.client import Elicit
 from hookagent.hooks.events import ElicitationEvent
 from hookagent.hooks.hook import Hook, make_hook
 from hookagent.hooks.points import ELICITATION, ELICITATION_RESULT
 from hookagent.hooks.result import HookResult
 from hookagent.kernel.view import RunView
+from hookagent.mcp_client.client import Elicit
 
 __all__ = ["ASK_PRIORITY", "KEPT_RUN", "ask_hook", "elicitation_handler"]
 

@@ -26,10 +26,10 @@ from typing import Any, Final, final
 
 from mcp import types
 
-from hookagent.capabilities.mcp.client import CallFailed, ServerConnection
-from hookagent.capabilities.mcp.config import tool_name
 from hookagent.capabilities.mcp.elicit import elicitation_handler
 from hookagent.errors import ConfigError
+from hookagent.mcp_client.client import CallFailed, ServerConnection
+from hookagent.mcp_client.config import tool_name
 from hookagent.messages import ImagePart
 from hookagent.tools.base import INHERIT, ToolContext, ToolResult
 

@@ -136,7 +136,7 @@ class Skills(HookProvider):
         those naming an alias (`haiku`…) run on the model the builder maps it to
         (`AgentBuilder.model_alias`)."""
         if self._hooks is not None:
-            self._hooks[0].bind(agent.model, agent.model_aliases)
+            self._hooks[0].bind(agent.model, agent.model_aliases, agent.checker)
 
     def __repr__(self) -> str:
         return f"Skills({', '.join(repr(str(d)) for d in self.library.searched)})"

@@ -99,7 +99,7 @@ class Subagents:
         specs = self.registry.specs.values()
         self._notices = notices(specs, agent.tools, self._aliases)
         if self._front is not None:
-            self._front.bind(agent.model, self._aliases)
+            self._front.bind(agent.model, self._aliases, agent.checker)
 
     @property
     def warnings(self) -> tuple[str, ...]:

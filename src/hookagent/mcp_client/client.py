@@ -25,7 +25,7 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
         "hookagent.capabilities.mcp needs the MCP SDK: pip install 'hookagent[mcp]'"
     ) from exc
 
-from hookagent.capabilities.mcp.config import HttpServer, ServerConfig, SseServer, StdioServer
+from hookagent.mcp_client.config import HttpServer, ServerConfig, SseServer, StdioServer
 
 __all__ = ["CallFailed", "Elicit", "ServerConnection", "describe"]
 
