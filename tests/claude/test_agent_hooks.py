@@ -14,6 +14,7 @@ import pytest
 
 import hookagent as h
 from hookagent.claude.options import ClaudeHookOptions
+from hookagent.gate import ToolGate
 from hookagent.messages import ToolResultMessage
 from hookagent.models.base import ModelRequest
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
@@ -137,3 +138,40 @@ def test_agent_on_session_start_is_refused_as_claude_code_never_runs_it(tmp_path
     hooks = {"SessionStart": [{"hooks": [{"type": "agent", "prompt": "ok?"}]}]}
     with pytest.raises(h.ConfigError, match='does not run "agent" handlers on SessionStart'):
         h.AgentBuilder().with_settings(settings(tmp_path, hooks), project_dir=tmp_path)
+
+
+async def test_a_tool_gate_runs_agent_handlers_with_its_own_checker(tmp_path: Path) -> None:
+    (tmp_path / "POLICY.md").write_text("Never deploy on Fridays.")
+    judge = checker(reads="POLICY.md", answer={"ok": False, "reason": "policy: no"}, seen=[])
+    options = ClaudeHookOptions(project_dir=str(tmp_path), prompt_model=judge)
+    gate = ToolGate().with_settings(
+        settings(tmp_path, pre_tool()), project_dir=tmp_path, options=options
+    )
+    result = await gate.call("Bash", {"command": "deploy"}, execute=lambda command: "ran")
+    assert result.blocked and "policy: no" in result.result.content
+    await gate.aclose()
+
+
+async def test_agent_handlers_of_hooks_no_agent_or_gate_installed_fail_as_the_handler_says(
+    tmp_path: Path,
+) -> None:
+    from hookagent.claude.bridge import ClaudeHooks
+    from hookagent.claude.sources import discover
+    from hookagent.hooks.registry import HookRegistry
+    from hookagent.kernel.dispatch import Dispatcher
+    from hookagent.kernel.state import RunState
+
+    judge = checker(reads="POLICY.md", answer={"ok": True, "reason": "fine"}, seen=[])
+    options = ClaudeHookOptions(project_dir=str(tmp_path), prompt_model=judge)
+    file = settings(tmp_path, pre_tool(onFailure="block"))
+    claude = ClaudeHooks(discover(tmp_path, explicit=[file], include_standard=False), options)
+    state = RunState(run_id="run-1", session_id="s")
+    hooks = Dispatcher(HookRegistry(claude.hooks()), state, approver=None, watch=None)
+    event = h.ToolCallEvent(
+        run=hooks.view, step=1, call_id="c1", tool_name="Bash", args={"command": "ls"}
+    )
+    decision, _ = await hooks.fire(h.BEFORE_TOOL, event)
+    assert decision.outcome == "block"
+    assert "agent handlers run where an agent or a tool gate installed the settings" in str(
+        decision.reason
+    )
