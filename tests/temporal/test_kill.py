@@ -14,7 +14,7 @@ from temporalio.client import Client
 
 import hookagent as h
 from hookagent.temporal import TemporalRuns
-from hookagent.testing import ScriptedModel, reply
+from temporal.worker_process import build
 
 pytestmark = pytest.mark.temporal
 
@@ -42,8 +42,7 @@ async def test_a_worker_killed_mid_tool_leaves_the_call_in_doubt_and_another_fin
     second: subprocess.Popen[bytes] | None = None
     try:
         await until(tmp_path / "ready-first")
-        agent = h.AgentBuilder().model(ScriptedModel([reply("unused")])).build()
-        runs = TemporalRuns(agent, client, queue)
+        runs = TemporalRuns(build(tmp_path), client, queue)
         run_id = await runs.start("log")
         await until(tmp_path / "log")  # the tool took effect, and holds
         first.kill()

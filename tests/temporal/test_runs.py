@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.worker import Replayer
 
 import hookagent as h
-from hookagent.errors import ConfigError
 from hookagent.temporal import TemporalRuns, agent_worker
+from hookagent.temporal.workflow import AgentRun
 from hookagent.testing import ScriptedModel, reply, turn
 
 pytestmark = pytest.mark.temporal
@@ -47,6 +48,12 @@ def build(*envs: str, timeout: float | None = None, default: str = "deny") -> h.
         .on(h.AFTER_TOOL, note, name="note")
         .build()
     )
+
+
+async def replays(client: Client, run_id: str) -> None:
+    """The run's history replays through the workflow with no nondeterminism error."""
+    history = await client.get_workflow_handle(run_id).fetch_history()
+    await Replayer(workflows=[AgentRun]).replay_workflow(history)
 
 
 def queue() -> str:
@@ -108,6 +115,7 @@ async def test_an_ask_pauses_the_workflow_until_an_update_answers_it(client: Cli
             await runs.answer(run_id, "q1", True, scope="session")
         await runs.answer(run_id, "q1", True, reason="looks fine", by="ops", scope="run")
         result = await runs.result(run_id)  # the second deploy is covered by scope run
+        await replays(client, run_id)
     assert result.status == "completed"
     assert [c.result.content.split("\n")[0] for c in result.tool_calls] == ["deployed to prod"] * 2
     answered = [str(d) for d in result.decisions]
@@ -127,10 +135,51 @@ async def test_a_question_nobody_answers_takes_its_default_when_it_times_out(
     assert any("default deny" in str(d) for d in result.decisions), result.decisions
 
 
-def test_a_worker_refuses_hooks_that_may_do_io(client: Client) -> None:
-    async def remote(event: h.ToolCallEvent) -> None:
+def io_agent() -> h.Agent:
+    """Async hooks (as command and http hooks are): they rewrite a call, read the run, and
+    one stops a call."""
+
+    async def region(event: h.ToolCallEvent) -> h.HookResult | None:
+        await asyncio.sleep(0)
+        if event.args["env"] == "staging":
+            return h.HookResult.modify(args={"env": "staging-eu"})
+        if event.args["env"] == "qa":
+            return h.HookResult.block("qa is frozen")
         return None
 
-    agent = h.AgentBuilder().model(ScriptedModel([reply("ok")])).on(h.BEFORE_TOOL, remote).build()
-    with pytest.raises(ConfigError, match="user:remote"):
-        agent_worker(client, agent, queue())
+    async def count(event: h.ToolResultEvent) -> h.HookResult:
+        return h.HookResult.context(f"{len(event.run.messages)} messages so far")
+
+    return (
+        h.AgentBuilder()
+        .model(ScriptedModel([*deploys("staging", "qa"), reply("ok")], by_history=True))
+        .tools(deploy)
+        .on(h.BEFORE_TOOL, region, name="region")
+        .on(h.AFTER_TOOL, count, name="count")
+        .build()
+    )
+
+
+async def test_folds_of_hooks_that_may_do_io_run_in_activities_as_in_memory(
+    client: Client,
+) -> None:
+    local = await io_agent().run("go")
+    agent = io_agent()
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        result = await runs.result(run_id)
+        history = await client.get_workflow_handle(run_id).fetch_history()
+        await replays(client, run_id)
+    assert shape(result) == shape(local)
+    assert [c.result.content for c in result.tool_calls] == [
+        "deployed to staging-eu\n\n<system-reminder>\n2 messages so far\n</system-reminder>",
+        "Tool call 'deploy' was blocked by user:region: qa is frozen",
+    ]
+    kinds = [
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in history.events
+        if e.HasField("activity_task_scheduled_event_attributes")
+    ]
+    assert kinds.count("hookagent.fold") == 3  # before_tool twice, after_tool once (c0)
+    assert "hookagent.tool" in kinds and "hookagent.model" in kinds

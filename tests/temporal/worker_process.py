@@ -32,12 +32,16 @@ class Append:
         return h.ToolResult(content=f"appended {args['line']}")
 
 
-async def main(address: str, queue: str, folder: Path) -> None:
+def build(folder: Path) -> h.Agent:
     model = ScriptedModel(
         [turn("", {"name": "append", "args": {"line": "L0"}, "id": "c0"}), reply("done")],
         by_history=True,
     )
-    agent = h.AgentBuilder().model(model).tools(Append(folder)).build()
+    return h.AgentBuilder().model(model).tools(Append(folder)).build()
+
+
+async def main(address: str, queue: str, folder: Path) -> None:
+    agent = build(folder)
     async with agent_worker(await connect(address), agent, queue, heartbeat=1.0):
         (folder / f"ready-{sys.argv[4]}").touch()
         await asyncio.Event().wait()

@@ -1,4 +1,5 @@
-"""The activities a worker runs for its agent: one model call, one tool call.
+"""The activities a worker runs for its agent: one model call, one tool call, one fold of
+hooks that may do I/O.
 
 They run the agent's own model and tools in the worker's process, outside the workflow,
 so whatever they do (network, files, subprocesses) never has to be deterministic. A tool
@@ -16,13 +17,16 @@ from temporalio import activity
 
 from hookagent.agent import Agent
 from hookagent.canonical import call_key, canonical
-from hookagent.durable import codec
+from hookagent.durable import codec, folds
+from hookagent.hooks.engine import fold
+from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.state import RunState
 from hookagent.kernel.view import RunView
 from hookagent.messages import ToolCall
 from hookagent.models.received import received
 from hookagent.run_setup import RunSetup
-from hookagent.temporal.wire import MODEL, TOOL, failure
+from hookagent.temporal import events
+from hookagent.temporal.wire import FOLD, MODEL, TOOL, failure
 from hookagent.tools.base import ToolContext
 
 __all__ = ["AgentActivities"]
@@ -36,6 +40,27 @@ class AgentActivities:
         self._agent = agent
         self._setup = setup
         self._beat = heartbeat / 3
+        self._hooks = {(h.point.name, h.id): h for h in setup.registry}
+
+    @activity.defn(name=FOLD)
+    async def fold(self, task: dict[str, Any]) -> str:
+        """Run a point's hooks over the event the workflow sent, watched for their timeouts
+        as in a run; the outcome as `durable.folds` writes it."""
+        hooks = tuple(self._hooks[(task["point"], hook)] for hook in task["hooks"])
+        point = hooks[0].point
+        event = events.decode(task["event"], self._setup.specs)
+        tick = self._setup.watch_tick
+        watch = HookWatch(tick) if tick is not None else None
+        if watch is not None:
+            current = asyncio.current_task()
+            assert current is not None, "an activity runs in a task"
+            watch.track(current)
+        try:
+            folded = await fold(point, hooks, event, watch)
+        finally:
+            if watch is not None:
+                await watch.close()
+        return folds.encode(point, event, folded)
 
     @activity.defn(name=MODEL)
     async def model(self, request: Any) -> dict[str, Any]:

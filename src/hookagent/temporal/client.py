@@ -45,7 +45,11 @@ class TemporalRuns:
         run_id = run_id or uuid.uuid4().hex
         await self.client.start_workflow(
             WORKFLOW,
-            {"prompt": prompt, "metadata": dict(metadata or {})},
+            {
+                "prompt": prompt,
+                "metadata": dict(metadata or {}),
+                "policy": self._agent.policy_version,
+            },
             id=run_id,
             task_queue=self.task_queue,
         )

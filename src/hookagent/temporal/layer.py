@@ -1,7 +1,11 @@
 """`TemporalLayer`: the kernel's seams (`kernel.seams`) inside a Temporal workflow.
 
-- **folds** run in the workflow: the worker refuses an agent whose hooks do I/O
-  (`io_hooks`), so every fold is pure, in-process and synchronous, and replays the same;
+- **folds** whose hooks are all synchronous and in-process run in the workflow, and replay
+  the same; a fold with a hook that may do I/O (`io_hooks`: any async or blocking hook,
+  which command, http, prompt and agent hooks are) runs in an activity, whose outcome the
+  workflow history keeps (`events` carries the event there, `durable.folds` the outcome
+  back). A fold activity gets one attempt: a worker lost in it fails the fold, as a hook
+  that raised does, and the error policy decides;
 - a **question** no hook answers waits in the workflow for an update (`questions`);
 - the **model** is asked through an activity (`remote.ActivityModel`);
 - each **tool call** runs through an activity (`remote.ActivityTool`); the call log keeps
@@ -16,6 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, final
 
+from temporalio import workflow
+
+from hookagent.durable import folds
 from hookagent.hooks.engine import Folded, fold
 from hookagent.hooks.events import ToolCallEvent
 from hookagent.hooks.hook import Hook
@@ -25,9 +32,12 @@ from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Answer, Question
 from hookagent.kernel.context import RunContext
 from hookagent.kernel.seams import Asking, RunTool
+from hookagent.kernel.state import RunState
 from hookagent.messages import ToolCall
+from hookagent.temporal import events
 from hookagent.temporal.questions import Questions
-from hookagent.temporal.remote import InDoubt
+from hookagent.temporal.remote import ONCE, InDoubt, Timeouts
+from hookagent.temporal.wire import FOLD
 from hookagent.tools.base import ToolResult
 
 __all__ = ["TemporalCalls", "TemporalLayer", "io_hooks"]
@@ -101,6 +111,10 @@ async def _rerun_approved(ctx: RunContext, call: ToolCall, args: Mapping[str, An
     return decision.outcome == "ask"
 
 
+def _remote(hooks: tuple[Hook[Any], ...]) -> list[str] | None:
+    return [h.id for h in hooks] if io_hooks(hooks) else None
+
+
 def _in_doubt(call: ToolCall) -> ToolResult:
     return ToolResult.error(
         f"In doubt: {call.name!r} was started but its worker was lost before it reported "
@@ -114,9 +128,13 @@ def _in_doubt(call: ToolCall) -> ToolResult:
 class TemporalLayer:
     """The seams of one run in its workflow."""
 
-    def __init__(self, questions: Questions) -> None:
+    def __init__(self, questions: Questions, state: RunState, timeouts: Timeouts) -> None:
         self.questions = questions
         self.calls = TemporalCalls()
+        self._state = state
+        self._timeouts = timeouts
+        self._remote: dict[int, tuple[tuple[Hook[Any], ...], list[str] | None]] = {}
+        """Per hook tuple (by identity, kept alive here): its hook ids if it runs remotely."""
 
     async def fold(
         self,
@@ -125,8 +143,19 @@ class TemporalLayer:
         event: Any,
         watch: HookWatch | None,
     ) -> Folded[Any] | HookResult | None:
-        """In the workflow, unwatched: its hooks are synchronous and do no I/O."""
-        return await fold(point, hooks, event, None)
+        """In the workflow, unwatched, when its hooks are synchronous and do no I/O;
+        otherwise in a fold activity."""
+        found = self._remote.get(id(hooks))
+        if found is None:
+            found = self._remote[id(hooks)] = (hooks, _remote(hooks))
+        ids = found[1]
+        if ids is None:
+            return await fold(point, hooks, event, None)
+        task = {"point": point.name, "hooks": ids, "event": events.encode(event, self._state)}
+        outcome: str = await workflow.execute_activity(
+            FOLD, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
+        )
+        return folds.decode(event, outcome)
 
     async def settle(self, question: Question, index: int, asking: Asking) -> Answer:
         """permission_request hooks first, then an approval in scope or someone's answer."""

@@ -26,7 +26,7 @@ from hookagent.models.base import Model, ModelRequest, ModelResponse, ToolSpec
 from hookagent.temporal.wire import MODEL, TOOL, raised
 from hookagent.tools.base import ToolContext, ToolResult
 
-__all__ = ["ActivityModel", "ActivityTool", "InDoubt", "Timeouts"]
+__all__ = ["ONCE", "ActivityModel", "ActivityTool", "InDoubt", "Timeouts"]
 
 
 class InDoubt(BaseException):
@@ -46,7 +46,7 @@ class Timeouts:
         self.heartbeat = timedelta(seconds=heartbeat)
 
 
-_ONCE = RetryPolicy(maximum_attempts=1)
+ONCE = RetryPolicy(maximum_attempts=1)
 _AGAIN = RetryPolicy(maximum_attempts=3)
 """An idempotent tool's call is run again when its worker is lost, up to three times."""
 
@@ -86,7 +86,7 @@ class ActivityTool:
         self.description = spec.description
         self.parameters = spec.parameters
         self._state = state
-        self._retry = _AGAIN if idempotent else _ONCE
+        self._retry = _AGAIN if idempotent else ONCE
         self._timeouts = timeouts
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:

@@ -1,8 +1,7 @@
 """`agent_worker`: a Temporal worker that runs an agent's runs on one task queue.
 
-The worker serves the `AgentRun` workflow and the model and tool activities of `agent`.
-It refuses, with a `ConfigError` naming them, hooks a workflow cannot replay the same way:
-hooks that may do I/O (async or blocking hooks: command, http, prompt and agent hooks).
+The worker serves the `AgentRun` workflow and the model, tool and fold activities of
+`agent`; any worker of the task queue may run any of them.
 """
 
 from __future__ import annotations
@@ -13,9 +12,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from hookagent.agent import Agent
-from hookagent.errors import ConfigError
 from hookagent.temporal.activities import AgentActivities
-from hookagent.temporal.layer import io_hooks
 from hookagent.temporal.remote import Timeouts
 from hookagent.temporal.workflow import AgentRun, Served, serve
 
@@ -38,19 +35,12 @@ def agent_worker(
 ) -> Worker:
     """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`)."""
     setup = agent._setup_for(None)  # the tools and hooks its runs use, as `Agent.run` has them
-    unreplayable = io_hooks(setup.registry)
-    if unreplayable:
-        raise ConfigError(
-            "hooks that may do I/O do not run on Temporal yet (a workflow must replay each "
-            f"fold the same way): {', '.join(unreplayable)}",
-            key="hooks",
-        )
     timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
-    serve(task_queue, Served(agent, setup, timeouts))
+    serve(Served(agent, setup, timeouts))
     activities = AgentActivities(agent, setup, heartbeat)
     return Worker(
         client,
         task_queue=task_queue,
         workflows=[AgentRun],
-        activities=[activities.model, activities.tool],
+        activities=[activities.model, activities.tool, activities.fold],
     )

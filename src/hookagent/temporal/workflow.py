@@ -1,13 +1,16 @@
 """`AgentRun`: one run of an agent as a Temporal workflow.
 
 The workflow runs the kernel itself, wired as `Agent` wires a run but with the seams of
-`TemporalLayer`: its folds run here, its model and tool calls are activities, and its
-questions wait here for an update. The kernel is deterministic given what its activities
-return, so a worker that takes the workflow over replays it from history to where it was.
-The workflow is not sandboxed: the agent (its hooks and tools) is the worker's own object,
-found by task queue (`serve`). One clock decides: a time limit (`max_seconds`) reads the
-execution time of the worker that runs the workflow, so a run its limit stopped, replayed
-by another worker before its end was recorded, may fail to replay.
+`TemporalLayer`: its pure folds run here, folds with hooks that may do I/O and its model
+and tool calls are activities, and its questions wait here for an update. The kernel is
+deterministic given what its activities return, so a worker that takes the workflow over
+replays it from history to where it was. The workflow is not sandboxed: the agent is the
+worker's own object, found by the policy version (its hooks and tools) the run was started
+with (`serve`); a worker serving another agent leaves the run to one that serves it.
+
+One clock decides: a time limit (`max_seconds`) reads the execution time of the worker
+that runs the workflow, so a run its limit stopped, replayed by another worker before its
+end was recorded, may fail to replay.
 
 Queries: `state` (the run as `RunState.to_json` has it), `decisions`, `questions` (those
 waiting), `calls` (each tool call's state). Update: `answer(question_id, answer)`.
@@ -48,22 +51,31 @@ class Served:
 
 
 _SERVED: dict[str, Served] = {}
+"""By policy version, the agents this process serves."""
 
 
-def serve(task_queue: str, served: Served) -> None:
-    """Runs of `task_queue` in this process use `served`."""
-    _SERVED[task_queue] = served
+def serve(served: Served) -> None:
+    """Runs of an agent with `served`'s policy version (its hooks and tools) use it."""
+    _SERVED[served.agent.policy_version] = served
 
 
 @workflow.defn(name=WORKFLOW, sandboxed=False)
 class AgentRun:
-    def __init__(self) -> None:
-        served = _SERVED[workflow.info().task_queue]
+    @workflow.init
+    def __init__(self, task: dict[str, Any]) -> None:
+        served = _SERVED.get(task["policy"])
+        if served is None:  # fails the workflow task: a worker that serves it takes it up
+            raise RuntimeError(
+                f"this worker serves no agent of policy version {task['policy']} (the run's "
+                "hooks and tools); start a worker built with the same options"
+            )
         self._served = served
         self._state = RunState(
             run_id=workflow.info().workflow_id, started_at=workflow.now().timestamp()
         )
-        self._layer = TemporalLayer(Questions(served.agent.policy_version))
+        self._layer = TemporalLayer(
+            Questions(served.agent.policy_version), self._state, served.timeouts
+        )
 
     @workflow.run
     async def run(self, task: dict[str, Any]) -> str:
