@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -10,8 +11,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from temporalio.client import Client
 
 from cli.run_cli import hookagent
+from hookagent.temporal import TemporalRuns, agent_worker
+from temporal.test_runs import build, waiting
 
 pytestmark = pytest.mark.temporal
 
@@ -47,3 +51,32 @@ def test_run_on_a_temporal_worker_started_from_the_command_line(
     assert (result["status"], result["output"]) == ("completed", "all done")
     refused = hookagent(tmp_path, "run", "hi", "--session", "s", "--temporal", "x:1", *flags)
     assert refused.returncode != 0 and "kept by Temporal" in refused.stderr + refused.stdout
+
+
+async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
+    client: Client, temporal_address: str, tmp_path: Path
+) -> None:
+    agent = build("prod", "prod-eu")
+    async with agent_worker(client, agent, task_queue := f"q-{uuid.uuid4().hex[:8]}"):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        await waiting(runs, run_id)
+        listed = await asyncio.to_thread(
+            hookagent, tmp_path, "temporal", "questions", "--address", temporal_address, run_id
+        )
+        assert listed.returncode == 0, listed.stderr
+        assert json.loads(listed.stdout)["tool_name"] == "deploy"
+        base = ("temporal", "approve", "--address", temporal_address, run_id)
+        wrong = await asyncio.to_thread(hookagent, tmp_path, *base, "q7")
+        assert wrong.returncode != 0 and "no question 'q7'" in wrong.stdout + wrong.stderr
+        approved = await asyncio.to_thread(hookagent, tmp_path, *base, "q1", "--reason", "ok")
+        assert approved.returncode == 0, approved.stderr
+        await waiting(runs, run_id, "q2")  # prod-eu: another fingerprint, asked again
+        denied = await asyncio.to_thread(
+            hookagent, tmp_path, "temporal", "deny", "--address", temporal_address, run_id, "q2"
+        )
+        assert denied.returncode == 0, denied.stderr
+        result = await runs.result(run_id)
+    first, second = result.tool_calls
+    assert first.result.content.startswith("deployed to prod") and not first.blocked
+    assert second.blocked

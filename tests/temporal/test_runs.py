@@ -86,11 +86,11 @@ async def test_a_run_with_a_tool_call_ends_as_the_same_run_in_memory(client: Cli
         assert [(d.point, d.hook) for d in queried] == [(d.point, d.hook) for d in result.decisions]
 
 
-async def waiting(runs: TemporalRuns, run_id: str) -> list[dict[str, Any]]:
-    """The run's questions, once it asks one (polled: a query does not wait)."""
+async def waiting(runs: TemporalRuns, run_id: str, ask: str = "q1") -> list[dict[str, Any]]:
+    """The run's questions, once it asks `ask` (polled: a query does not wait)."""
     for _ in range(300):
         found = await runs.questions(run_id)
-        if found:
+        if any(q["id"] == ask for q in found):
             return found
         await asyncio.sleep(0.05)
     raise AssertionError("the run asked nothing")

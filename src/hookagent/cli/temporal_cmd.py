@@ -9,6 +9,7 @@ model answers by history, so a worker that takes a run over answers where it was
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -19,6 +20,7 @@ from hookagent.sessions.agent_spec import RunOptions, build_agent, scripted_path
 
 if TYPE_CHECKING:
     from hookagent.agent import Agent
+    from hookagent.durable.answers import Scope
 
 __all__ = ["DEFAULT_QUEUE", "run_on_temporal", "temporal_app"]
 
@@ -78,6 +80,76 @@ def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float)
         asyncio.run(go())
     except KeyboardInterrupt:
         typer.echo("worker stopped", err=True)
+    return 0
+
+
+@temporal_app.command()
+def questions(
+    address: AddressOpt, run_id: Annotated[str, typer.Argument(metavar="RUN_ID")]
+) -> None:
+    """The questions run RUN_ID waits on, one JSON object a line."""
+    raise typer.Exit(guarded(lambda: asyncio.run(_questions(address, run_id))))
+
+
+async def _questions(address: str, run_id: str) -> int:
+    from hookagent.temporal.client import connect, waiting
+
+    for question in await waiting(await connect(address), run_id):
+        typer.echo(json.dumps(question))
+    return 0
+
+
+RunIdArg = Annotated[str, typer.Argument(metavar="RUN_ID")]
+QuestionArg = Annotated[str, typer.Argument(metavar="QUESTION_ID")]
+ReasonOpt = Annotated[str | None, typer.Option("--reason", metavar="TEXT")]
+ScopeOpt = Annotated[
+    str,
+    typer.Option(
+        "--scope", metavar="once|run", help="run: also later calls with the same fingerprint."
+    ),
+]
+
+
+@temporal_app.command()
+def approve(
+    address: AddressOpt,
+    run_id: RunIdArg,
+    question_id: QuestionArg,
+    reason: ReasonOpt = None,
+    scope: ScopeOpt = "once",
+) -> None:
+    """Approve question QUESTION_ID of run RUN_ID (a workflow update)."""
+    raise typer.Exit(guarded(lambda: _answer(address, run_id, question_id, True, reason, scope)))
+
+
+@temporal_app.command()
+def deny(
+    address: AddressOpt, run_id: RunIdArg, question_id: QuestionArg, reason: ReasonOpt = None
+) -> None:
+    """Deny question QUESTION_ID of run RUN_ID (a workflow update)."""
+    raise typer.Exit(guarded(lambda: _answer(address, run_id, question_id, False, reason, "once")))
+
+
+def _answer(
+    address: str, run_id: str, question_id: str, approved: bool, reason: str | None, scope: str
+) -> int:
+    from temporalio.client import WorkflowUpdateFailedError
+
+    from hookagent.temporal.client import answer, connect
+
+    if scope not in ("once", "run"):
+        raise ConfigError("must be once or run on Temporal", key="--scope", value=scope)
+    reach: Scope = "run" if scope == "run" else "once"
+
+    async def go() -> None:
+        client = await connect(address)
+        await answer(client, run_id, question_id, approved, reason=reason, scope=reach)
+
+    try:
+        asyncio.run(go())
+    except WorkflowUpdateFailedError as exc:
+        raise ConfigError(str(exc.cause or exc), key=question_id) from exc
+    typer.echo(f"{'approved' if approved else 'denied'} {question_id} of run {run_id}")
     return 0
 
 

@@ -15,13 +15,13 @@ from temporalio.client import Client, WorkflowHandle
 
 from hookagent.agent import Agent
 from hookagent.durable import codec
-from hookagent.durable.answers import Scope
+from hookagent.durable.answers import Scope, answer_json
 from hookagent.hooks.decision import Decision
 from hookagent.kernel.result import RunResult
 from hookagent.kernel.state import RunState
 from hookagent.temporal.workflow import WORKFLOW, AgentRun
 
-__all__ = ["TemporalRuns", "connect"]
+__all__ = ["TemporalRuns", "answer", "connect", "waiting"]
 
 
 async def connect(address: str) -> Client:
@@ -76,7 +76,7 @@ class TemporalRuns:
 
     async def questions(self, run_id: str) -> list[dict[str, Any]]:
         """The questions waiting now: each with its `id` and what `question_json` holds."""
-        return await self._handle(run_id).query(AgentRun.questions)
+        return await waiting(self.client, run_id)
 
     async def calls(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Each tool call's step, name and state (planned, started, done, failed, in_doubt)."""
@@ -93,10 +93,33 @@ class TemporalRuns:
         scope: Scope = "once",
         ttl: float | None = None,
     ) -> None:
-        """Answer a waiting question (an update: refused if it does not wait, or `scope`
-        is `session`)."""
-        answer = {"approved": approved, "reason": reason, "by": by, "scope": scope, "ttl": ttl}
-        await self._handle(run_id).execute_update(AgentRun.answer, args=[question_id, answer])
+        """Answer a waiting question (see `answer`)."""
+        await answer(
+            self.client, run_id, question_id, approved, reason=reason, by=by, scope=scope, ttl=ttl
+        )
 
     def _handle(self, run_id: str) -> WorkflowHandle[Any, Any]:
         return self.client.get_workflow_handle(run_id)
+
+
+async def answer(
+    client: Client,
+    run_id: str,
+    question_id: str,
+    approved: bool,
+    *,
+    reason: str | None = None,
+    by: str = "cli",
+    scope: Scope = "once",
+    ttl: float | None = None,
+) -> None:
+    """Answer question `question_id` of run `run_id` with an update, as a store takes an
+    answer (`answer_json`); refused if it does not wait, or `scope` is `session`."""
+    data = json.loads(answer_json(approved, reason=reason, by=by, scope=scope, ttl=ttl))
+    handle = client.get_workflow_handle(run_id)
+    await handle.execute_update(AgentRun.answer, args=[question_id, data])
+
+
+async def waiting(client: Client, run_id: str) -> list[dict[str, Any]]:
+    """Run `run_id`'s questions waiting now."""
+    return await client.get_workflow_handle(run_id).query(AgentRun.questions)
