@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
@@ -37,8 +36,8 @@ from hookagent.kernel.state import RunState
 from hookagent.live.events import Emit, RunFinished, StreamEvent
 from hookagent.live.observer import LiveObserver
 from hookagent.models.base import Model
-from hookagent.run_limits import RunLimits, apply_limits, run_limits
 from hookagent.run_setup import RunSetup
+from hookagent.run_setups import RunSetups
 from hookagent.spill.files import default_root
 from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS
 from hookagent.store.base import Store
@@ -46,7 +45,6 @@ from hookagent.tools.base import Tool
 
 if TYPE_CHECKING:
     from hookagent.capability import FinishesResults
-    from hookagent.hooks.events import InferenceResultEvent
 
 __all__ = ["Agent"]
 
@@ -100,14 +98,9 @@ class Agent:
         self.settings = dict(settings or {})
         self.budgets = budgets or Budgets()
         root = Path(files_root).resolve() if files_root is not None else default_root(store)
-        self._outputs = (root, max_result_chars)
-        self._setup = RunSetup.of(self.tools, registry, self.finishers, self._outputs)
-        self._per_output: dict[type[Any], RunSetup] = {}
-        self._per_run: dict[tuple[type[Any] | None, RunLimits], RunSetup] = {}
+        self._setups = RunSetups(self, (root, max_result_chars))
         self._kernel = Kernel()
         self._live = LiveObserver()
-        self._live_setups: dict[int, tuple[RunSetup, RunSetup]] = {}
-        """Per setup (kept alive here), the same with the live observer's hooks."""
         self.store = store
         self._durable: DurableRuns | None = None
 
@@ -124,28 +117,21 @@ class Agent:
         )
         return digest(hooks, sorted(self.tools))
 
-    def checker(
-        self,
-        model: Model,
-        /,
-        *,
-        project_dir: str,
-        system_prompt: str,
-        max_steps: int,
-        meter: Callable[[InferenceResultEvent], None] | None = None,
-    ) -> Agent:
-        """An agent of this agent's kind that checks one condition over `project_dir`'s
-        files, read-only: what a Claude Code `agent` handler runs."""
+    def checker(self, model: Model, /, **options: Any) -> Agent:
+        """An agent of this agent's kind that checks one condition over a project's files,
+        read-only: what a Claude Code `agent` handler runs (`options`: project_dir,
+        system_prompt, max_steps, meter; see `capabilities.files.checker`)."""
         from hookagent.capabilities.files.checker import checker_agent
 
-        return checker_agent(
-            type(self),
-            model,
-            project_dir=project_dir,
-            system_prompt=system_prompt,
-            max_steps=max_steps,
-            meter=meter,
-        )
+        return checker_agent(type(self), model, **options)
+
+    def setup_for(
+        self, output_type: type[Any] | None = None, limits: Mapping[str, Any] | None = None
+    ) -> RunSetup:
+        """The tools, hooks and post-processing a run asking for `output_type` under
+        `limits` uses (built on first use, then kept): for a backend that runs the agent's
+        runs elsewhere."""
+        return self._setups.of(output_type, limits)
 
     def _runs(self) -> DurableRuns:
         if self.store is None:
@@ -211,7 +197,7 @@ class Agent:
         reason `user_requested`; a durable run is left resumable, see `kernel.cancellation`)
         and raises `CancelledError`, as a cancelled task does; `stream` also yields the
         stopped result."""
-        setup = self._setup_for(output_type, limits)
+        setup = self._setups.of(output_type, limits)
         state = RunState(parent_run_id=parent_run_id, metadata=dict(metadata or {}))
         return await self._execute(
             prompt,
@@ -224,7 +210,7 @@ class Agent:
 
     async def run_child(self, prompt: str, state: RunState) -> RunResult[Any]:
         """Run with a state prepared by a parent (a subagent's: its type, parent, depth)."""
-        return await self._execute(prompt, state, setup=self._setup, approver=None, emit=None)
+        return await self._execute(prompt, state, setup=self._setups.base, approver=None, emit=None)
 
     async def submit(
         self,
@@ -258,7 +244,7 @@ class Agent:
         return await self._execute(
             prompt or "",
             state,
-            setup=self._setup_for(output_type),
+            setup=self._setups.of(output_type),
             approver=approver,
             emit=None,
             durable=durable,
@@ -293,7 +279,7 @@ class Agent:
         Cancelling the task that iterates stops the run (see `run`); the stream still yields
         what the run emits as it stops, and `RunFinished` with the stopped result, then
         raises the `CancelledError` on the next iteration. `limits`: as in `run`."""
-        setup = self._streamed(self._setup_for(output_type, limits))
+        setup = self._setups.streamed(self._setups.of(output_type, limits), self._live.hooks)
         state = RunState(metadata=dict(metadata or {}))
         queue: asyncio.Queue[Any] = asyncio.Queue()
         run = self._execute(
@@ -329,52 +315,6 @@ class Agent:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-
-    def _setup_for(
-        self, output_type: type[Any] | None, limits: Mapping[str, Any] | None = None
-    ) -> RunSetup:
-        checked = run_limits(limits)
-        if not checked:
-            return self._output_setup(output_type)
-        setup = self._per_run.get((output_type, checked))
-        if setup is None:
-            base = self._output_setup(output_type)
-            registry = apply_limits(base.registry, checked)
-            setup = RunSetup.of(base.tools, registry, base.finishers, self._outputs)
-            self._per_run[(output_type, checked)] = setup
-        return setup
-
-    def _output_setup(self, output_type: type[Any] | None) -> RunSetup:
-        if output_type is None:
-            return self._setup
-        setup = self._per_output.get(output_type)
-        if setup is None:
-            from hookagent.capabilities.structured_output import StructuredOutput
-
-            if any(isinstance(f, StructuredOutput) for f in self.finishers):
-                raise ConfigError(
-                    "this agent was built with a structured output already; build one "
-                    "without it to choose the output type per run",
-                    key="output_type",
-                )
-            output = StructuredOutput(output_type)
-            output.bind(self)
-            tools = dict(self.tools)
-            for tool in output.tools():
-                if tool.name in tools:
-                    raise ConfigError(
-                        f"the final-answer tool {tool.name!r} clashes with a tool of that name",
-                        key="output_type",
-                        value=tool.name,
-                    )
-                tools[tool.name] = tool
-            registry = self.registry.copy()
-            for hook in output.hooks():
-                registry.add(hook)
-            setup = self._per_output[output_type] = RunSetup.of(
-                tools, registry, (output, *self.finishers), self._outputs
-            )
-        return setup
 
     async def _execute(
         self,
@@ -453,16 +393,3 @@ class Agent:
                 ctx.state.status = "waiting"
                 ctx.tick()
             await durable.close(ctx.state)
-
-    def _streamed(self, setup: RunSetup) -> RunSetup:
-        """`setup` with the live observer's hooks, for runs someone streams."""
-        found = self._live_setups.get(id(setup))
-        if found is None:
-            registry = setup.registry.copy()
-            for hook in self._live.hooks():
-                registry.add(hook)
-            found = self._live_setups[id(setup)] = (
-                setup,
-                dataclasses.replace(setup, registry=registry),
-            )
-        return found[1]

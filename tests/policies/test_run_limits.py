@@ -50,9 +50,9 @@ def test_run_sync_passes_limits_through() -> None:
 
 async def test_run_setups_are_cached_per_set_of_limits() -> None:
     agent = looping_agent()
-    first = agent._setup_for(None, {"max_steps": 3, "max_seconds": 9})
-    assert agent._setup_for(None, {"max_seconds": 9, "max_steps": 3}) is first
-    assert agent._setup_for(None, {}) is agent._setup_for(None)
+    first = agent._setups.of(None, {"max_steps": 3, "max_seconds": 9})
+    assert agent._setups.of(None, {"max_seconds": 9, "max_steps": 3}) is first
+    assert agent._setups.of(None, {}) is agent._setups.of(None)
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,7 @@ class TemporalRuns:
     async def result(self, run_id: str) -> RunResult[Any]:
         """The run's result, once it ended."""
         state = RunState.from_json(await self._handle(run_id).result())
-        return self._agent._setup_for(None).finish(RunResult.of(state))
+        return self._agent.setup_for(None).finish(RunResult.of(state))
 
     async def state(self, run_id: str) -> RunState:
         """The run as it stands."""

@@ -34,7 +34,7 @@ def agent_worker(
     tool_timeout: float = TOOL_TIMEOUT,
 ) -> Worker:
     """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`)."""
-    setup = agent._setup_for(None)  # the tools and hooks its runs use, as `Agent.run` has them
+    setup = agent.setup_for(None)  # the tools and hooks its runs use, as `Agent.run` has them
     timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
     serve(Served(agent, setup, timeouts))
     activities = AgentActivities(agent, setup, heartbeat)
