@@ -81,3 +81,12 @@ async def test_the_inbox_page_shows_the_rewrites_as_a_diff_escaped(world: World)
     assert "<script>" not in page and "&lt;script&gt;" in card
     other = page[page.index(f'href="/ui/runs/{world.run_id}"') :]
     assert "Rewritten" not in other[: other.index("</article>")]
+
+
+async def test_one_question_carries_the_same_rewrites_as_its_inbox_item(world: World) -> None:
+    run_id = await rewritten_run(world)
+    item = (await inbox(world))[run_id]
+    response = await world.client.get(f"/questions/{item['id']}", headers=world.viewer)
+    assert response.status_code == 200, response.text
+    one = response.json()
+    assert (one["original_args"], one["rewritten"]) == (item["original_args"], item["rewritten"])

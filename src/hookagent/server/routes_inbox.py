@@ -75,16 +75,27 @@ async def pending(
     items = []
     for question, session in found:
         item = question_json(question, session)
-        if rewrites and item["call_id"] is not None and isinstance(item["args"], dict):
-            if question.run_id not in conversations:
-                rows = await store.rows(question.run_id)
-                conversations[question.run_id] = rows.messages if rows is not None else ()
-            given = given_args(conversations[question.run_id], item["call_id"])
-            if given is not None:
-                item["original_args"] = given
-                item["rewritten"] = arg_changes(given, item["args"])
+        if rewrites:
+            await with_rewrites(store, item, conversations)
         items.append(item)
     return items, len(found)
+
+
+async def with_rewrites(
+    store: Store, item: dict[str, Any], conversations: dict[str, Sequence[str]]
+) -> None:
+    """Add to a question about a call the arguments the model gave and what earlier hooks
+    changed in them; `conversations` keeps each run's messages once read."""
+    if item["call_id"] is None or not isinstance(item["args"], dict):
+        return
+    run_id = item["run_id"]
+    if run_id not in conversations:
+        rows = await store.rows(run_id)
+        conversations[run_id] = rows.messages if rows is not None else ()
+    given = given_args(conversations[run_id], item["call_id"])
+    if given is not None:
+        item["original_args"] = given
+        item["rewritten"] = arg_changes(given, item["args"])
 
 
 @router.get(
@@ -95,7 +106,9 @@ async def question(request: Request, _: Viewer, question_id: str) -> dict[str, A
     found = await store.question(question_id)
     if found is None:
         raise Problem(404, f"no question {question_id!r}")
-    return question_json(found, await store.session(found.session_id))
+    item = question_json(found, await store.session(found.session_id))
+    await with_rewrites(store, item, {})
+    return item
 
 
 @router.post(
