@@ -1,7 +1,7 @@
 """A worker process for the kill tests: an agent whose `append` tool writes a line to a file
 and then, while a hold file exists, waits (so the test can kill it mid-call).
 
-    python worker_process.py ADDRESS TASK_QUEUE FOLDER
+    python worker_process.py ADDRESS TASK_QUEUE FOLDER NAME plain|reconciles|idempotent
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ class Append:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self.idempotent = False
         self.parameters = {"type": "object", "properties": {"line": {"type": "string"}}}
 
     async def __call__(self, args: Any, ctx: Any, /) -> h.ToolResult:
+        (self.folder / "keys").write_text(ctx.idempotency_key)
         with open(self.folder / "log", "a") as log:  # noqa: ASYNC230  # one short line
             log.write(args["line"] + "\n")
         while (self.folder / "hold").exists():  # noqa: ASYNC110  # another process lifts it
@@ -32,16 +34,29 @@ class Append:
         return h.ToolResult(content=f"appended {args['line']}")
 
 
-def build(folder: Path) -> h.Agent:
+class Reconciling(Append):
+    """Tells a call in doubt done when its line is in the log."""
+
+    def reconcile(self, args: Any, key: str, /) -> h.Reconciled:
+        (self.folder / "reconciled-key").write_text(key)
+        if args["line"] in (self.folder / "log").read_text().split():
+            return h.Reconciled.done(h.ToolResult(content=f"appended {args['line']} (found)"))
+        return h.Reconciled.not_done("not in the log")
+
+
+def build(folder: Path, kind: str = "plain") -> h.Agent:
+    """`kind`: plain, reconciles (the tool reconciles) or idempotent (the tool says so)."""
     model = ScriptedModel(
         [turn("", {"name": "append", "args": {"line": "L0"}, "id": "c0"}), reply("done")],
         by_history=True,
     )
-    return h.AgentBuilder().model(model).tools(Append(folder)).build()
+    tool = Reconciling(folder) if kind == "reconciles" else Append(folder)
+    tool.idempotent = kind == "idempotent"
+    return h.AgentBuilder().model(model).tools(tool).build()
 
 
 async def main(address: str, queue: str, folder: Path) -> None:
-    agent = build(folder)
+    agent = build(folder, sys.argv[5])
     async with agent_worker(await connect(address), agent, queue, heartbeat=1.0):
         (folder / f"ready-{sys.argv[4]}").touch()
         await asyncio.Event().wait()

@@ -1,5 +1,5 @@
 """The activities a worker runs for its agent: one model call, one tool call, one fold of
-hooks that may do I/O.
+hooks that may do I/O, one reconcile of a call left in doubt.
 
 They run the agent's own model and tools in the worker's process, outside the workflow,
 so whatever they do (network, files, subprocesses) never has to be deterministic. A tool
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Mapping
 from typing import Any, final
 
 from temporalio import activity
@@ -18,6 +19,7 @@ from temporalio import activity
 from hookagent.agent import Agent
 from hookagent.canonical import call_key, canonical
 from hookagent.durable import codec, folds
+from hookagent.durable.reconcile import reconcile
 from hookagent.hooks.engine import fold
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.state import RunState
@@ -26,7 +28,7 @@ from hookagent.messages import ToolCall
 from hookagent.models.received import received
 from hookagent.run_setup import RunSetup
 from hookagent.temporal import events
-from hookagent.temporal.wire import FOLD, MODEL, TOOL, failure
+from hookagent.temporal.wire import FOLD, MODEL, RECONCILE, TOOL, failure
 from hookagent.tools.base import ToolContext
 
 __all__ = ["AgentActivities"]
@@ -84,7 +86,7 @@ class AgentActivities:
         state.position.step = task["step"]
         view = RunView(state, self._setup.specs)
         view.files_root = self._setup.outputs.root
-        key = call_key(state.run_id, call.id, canonical(dict(args)))
+        key = _key(task, args)
         context = ToolContext(run=view, call=call, idempotency_key=key)
         beating = asyncio.create_task(self._heartbeat())
         try:
@@ -101,7 +103,38 @@ class AgentActivities:
             result = await outputs.bound(state.run_id, call, result)
         return {"result": codec.dump("result", result)}
 
+    @activity.defn(name=RECONCILE)
+    async def reconcile(self, task: dict[str, Any]) -> dict[str, Any] | None:
+        """The tool's answer on a call left in doubt (`durable.reconcile`), with the
+        decision that records it; None if the tool does not reconcile."""
+        name = task["name"]
+        args = codec.load_field("args", task["args"])
+        found = await reconcile(
+            name,
+            self._setup.traits[name],
+            args,
+            _key(task, args),
+            run_id=task["run_id"],
+            step=task["step"],
+            call_id=task["call_id"],
+        )
+        if found is None:
+            return None
+        answer, decision = found
+        result = codec.dump("result", answer.result) if answer.result is not None else None
+        return {
+            "outcome": answer.outcome,
+            "reason": answer.reason,
+            "result": result,
+            "decision": codec.dump("decision", decision),
+        }
+
     async def _heartbeat(self) -> None:
         while True:
             activity.heartbeat()
             await asyncio.sleep(self._beat)
+
+
+def _key(task: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    """The call's idempotency key, as a run in memory gives its tool."""
+    return call_key(task["run_id"], task["call_id"], canonical(dict(args)))

@@ -10,8 +10,10 @@
 - the **model** is asked through an activity (`remote.ActivityModel`);
 - each **tool call** runs through an activity (`remote.ActivityTool`); the call log keeps
   each call's state (planned, started, done, failed, in_doubt) for queries, and settles a
-  call whose worker was lost: a before_tool fold told of the doubt may approve a rerun with
-  an `ask`, or the model is told the call may or may not have taken effect.
+  call whose worker was lost as a resumed run on a store does (`durable.in_doubt`): the
+  tool's `reconcile` (in an activity) first, then a before_tool fold told of the doubt may
+  approve a rerun with an `ask`; otherwise the model is told the call may or may not have
+  taken effect. An idempotent tool's call is retried by Temporal instead.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any, Final, final
 
 from temporalio import workflow
 
-from hookagent.durable import folds
+from hookagent.durable import codec, folds
+from hookagent.durable.reconcile import note
 from hookagent.hooks.engine import Folded, fold
 from hookagent.hooks.events import ToolCallEvent
 from hookagent.hooks.hook import Hook
@@ -37,7 +40,7 @@ from hookagent.messages import ToolCall
 from hookagent.temporal import events
 from hookagent.temporal.questions import Questions
 from hookagent.temporal.remote import ONCE, InDoubt, Timeouts
-from hookagent.temporal.wire import FOLD
+from hookagent.temporal.wire import FOLD, RECONCILE
 from hookagent.tools.base import ToolResult
 
 __all__ = ["TemporalCalls", "TemporalLayer", "io_hooks"]
@@ -58,8 +61,9 @@ def io_hooks(hooks: Iterable[Hook[Any]]) -> list[str]:
 class TemporalCalls:
     """The `CallLog` of a run on Temporal: each call's state, and calls left in doubt."""
 
-    def __init__(self) -> None:
+    def __init__(self, timeouts: Timeouts) -> None:
         self.calls: dict[str, dict[str, Any]] = {}
+        self._timeouts = timeouts
 
     def planned(self, step: int, calls: Sequence[ToolCall], /) -> None:
         for call in calls:
@@ -82,12 +86,42 @@ class TemporalCalls:
             result, attempt = await run(ctx, call, args, attempt)
         except InDoubt:
             row["state"] = "in_doubt"
-            if not await _rerun_approved(ctx, call, args):
+            settled = await self._reconciled(ctx, call, args)
+            if isinstance(settled, ToolResult):
+                result = settled
+            elif settled or await _rerun_approved(ctx, call, args):
+                row["state"] = "started"
+                result, attempt = await run(ctx, call, args, attempt + 1)
+            else:
                 return _in_doubt(call), attempt
-            row["state"] = "started"
-            result, attempt = await run(ctx, call, args, attempt + 1)
         row["state"] = "failed" if result.is_error else "done"
         return result, attempt
+
+    async def _reconciled(
+        self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any]
+    ) -> ToolResult | bool:
+        """Ask a tool that reconciles (in an activity) whether the call took effect: its
+        result if done, True if not done (the call runs now), False if it cannot tell or
+        does not reconcile. The answer is recorded as a decision at point `reconcile`."""
+        if ctx.traits[call.name].reconcile is None:
+            return False
+        task = {
+            "run_id": ctx.state.run_id,
+            "step": ctx.state.position.step,
+            "call_id": call.id,
+            "name": call.name,
+            "args": codec.dump_field("args", dict(args)),
+        }
+        found: dict[str, Any] | None = await workflow.execute_activity(
+            RECONCILE, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
+        )
+        if found is None:
+            return False
+        note(ctx, codec.load("decision", found["decision"]))
+        if found["outcome"] == "done" and found["result"] is not None:
+            done: ToolResult = codec.load("result", found["result"])
+            return done
+        return bool(found["outcome"] == "not_done")
 
 
 async def _rerun_approved(ctx: RunContext, call: ToolCall, args: Mapping[str, Any]) -> bool:
@@ -130,7 +164,7 @@ class TemporalLayer:
 
     def __init__(self, questions: Questions, state: RunState, timeouts: Timeouts) -> None:
         self.questions = questions
-        self.calls = TemporalCalls()
+        self.calls = TemporalCalls(timeouts)
         self._state = state
         self._timeouts = timeouts
         self._remote: dict[int, tuple[tuple[Hook[Any], ...], list[str] | None]] = {}

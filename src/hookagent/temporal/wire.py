@@ -12,12 +12,14 @@ from typing import Any, Final
 
 from hookagent.durable import errors
 
-__all__ = ["FOLD", "MODEL", "TOOL", "failure", "raised"]
+__all__ = ["FOLD", "MODEL", "RECONCILE", "TOOL", "failure", "raised"]
 
 MODEL: Final = "hookagent.model"
 """The activity that asks the agent's model."""
 TOOL: Final = "hookagent.tool"
 """The activity that calls one tool."""
+RECONCILE: Final = "hookagent.reconcile"
+"""The activity that asks a tool whether a call left in doubt took effect."""
 FOLD: Final = "hookagent.fold"
 """The activity that runs one point's hooks when some may do I/O."""
 

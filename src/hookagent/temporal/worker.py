@@ -1,7 +1,7 @@
 """`agent_worker`: a Temporal worker that runs an agent's runs on one task queue.
 
-The worker serves the `AgentRun` workflow and the model, tool and fold activities of
-`agent`; any worker of the task queue may run any of them.
+The worker serves the `AgentRun` workflow and the model, tool, fold and reconcile
+activities of `agent`; any worker of the task queue may run any of them.
 """
 
 from __future__ import annotations
@@ -42,5 +42,10 @@ def agent_worker(
         client,
         task_queue=task_queue,
         workflows=[AgentRun],
-        activities=[activities.model, activities.tool, activities.fold],
+        activities=[
+            activities.model,
+            activities.tool,
+            activities.fold,
+            activities.reconcile,
+        ],
     )
