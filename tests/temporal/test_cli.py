@@ -69,6 +69,10 @@ async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
         base = ("temporal", "approve", "--address", temporal_address, run_id)
         wrong = await asyncio.to_thread(hookagent, tmp_path, *base, "q7")
         assert wrong.returncode != 0 and "no question 'q7'" in wrong.stdout + wrong.stderr
+        unknown = await asyncio.to_thread(
+            hookagent, tmp_path, "temporal", "deny", "--address", temporal_address, "nope", "q1"
+        )
+        assert unknown.returncode == 2 and "run nope: workflow not found" in unknown.stderr
         approved = await asyncio.to_thread(hookagent, tmp_path, *base, "q1", "--reason", "ok")
         assert approved.returncode == 0, approved.stderr
         await waiting(runs, run_id, "q2")  # prod-eu: another fingerprint, asked again

@@ -250,7 +250,9 @@ def run(
     )
     command = ctx.info_name
     if temporal is not None:
-        raise typer.Exit(guarded(lambda: _on_temporal(options, command, temporal, task_queue)))
+        from hookagent.cli.temporal_cmd import exit_now
+
+        exit_now(guarded(lambda: _on_temporal(options, command, temporal, task_queue)))
     raise typer.Exit(
         guarded(
             lambda: _run_or_submit(with_notify(options, notify, notify_inbox, command), command)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Annotated
+import os
+import sys
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -22,9 +24,19 @@ if TYPE_CHECKING:
     from hookagent.agent import Agent
     from hookagent.durable.answers import Scope
 
-__all__ = ["DEFAULT_QUEUE", "run_on_temporal", "temporal_app"]
+__all__ = ["DEFAULT_QUEUE", "exit_now", "run_on_temporal", "temporal_app"]
 
 DEFAULT_QUEUE = "hookagent"
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process with `code` without tearing the interpreter down: the Temporal
+    client's Rust threads may still call into Python while it finalizes, which aborts a
+    short-lived client process (temporalio/sdk-python#300)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
 
 temporal_app = typer.Typer(
     help="Run agents as durable Temporal workflows.", no_args_is_help=True, add_completion=False
@@ -62,7 +74,7 @@ def worker(
         allow_bash=allow_bash,
         system=system,
     )
-    raise typer.Exit(guarded(lambda: _serve(options, address, task_queue, heartbeat)))
+    exit_now(guarded(lambda: _serve(options, address, task_queue, heartbeat)))
 
 
 def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float) -> int:
@@ -88,13 +100,19 @@ def questions(
     address: AddressOpt, run_id: Annotated[str, typer.Argument(metavar="RUN_ID")]
 ) -> None:
     """The questions run RUN_ID waits on, one JSON object a line."""
-    raise typer.Exit(guarded(lambda: asyncio.run(_questions(address, run_id))))
+    exit_now(guarded(lambda: asyncio.run(_questions(address, run_id))))
 
 
 async def _questions(address: str, run_id: str) -> int:
+    from temporalio.service import RPCError
+
     from hookagent.temporal.client import connect, waiting
 
-    for question in await waiting(await connect(address), run_id):
+    try:
+        found = await waiting(await connect(address), run_id)
+    except RPCError as exc:
+        raise ConfigError(exc.message, key=f"run {run_id}") from exc
+    for question in found:
         typer.echo(json.dumps(question))
     return 0
 
@@ -119,7 +137,7 @@ def approve(
     scope: ScopeOpt = "once",
 ) -> None:
     """Approve question QUESTION_ID of run RUN_ID (a workflow update)."""
-    raise typer.Exit(guarded(lambda: _answer(address, run_id, question_id, True, reason, scope)))
+    exit_now(guarded(lambda: _answer(address, run_id, question_id, True, reason, scope)))
 
 
 @temporal_app.command()
@@ -127,13 +145,14 @@ def deny(
     address: AddressOpt, run_id: RunIdArg, question_id: QuestionArg, reason: ReasonOpt = None
 ) -> None:
     """Deny question QUESTION_ID of run RUN_ID (a workflow update)."""
-    raise typer.Exit(guarded(lambda: _answer(address, run_id, question_id, False, reason, "once")))
+    exit_now(guarded(lambda: _answer(address, run_id, question_id, False, reason, "once")))
 
 
 def _answer(
     address: str, run_id: str, question_id: str, approved: bool, reason: str | None, scope: str
 ) -> int:
     from temporalio.client import WorkflowUpdateFailedError
+    from temporalio.service import RPCError
 
     from hookagent.temporal.client import answer, connect
 
@@ -149,6 +168,8 @@ def _answer(
         asyncio.run(go())
     except WorkflowUpdateFailedError as exc:
         raise ConfigError(str(exc.cause or exc), key=question_id) from exc
+    except RPCError as exc:
+        raise ConfigError(exc.message, key=f"run {run_id}") from exc
     typer.echo(f"{'approved' if approved else 'denied'} {question_id} of run {run_id}")
     return 0
 
