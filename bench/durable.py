@@ -25,6 +25,8 @@ PG_WORKERS: Final = 8
 PG_RUNS: Final = 160
 PG_STEPS: Final = 10
 PG_STEPS_PER_RUN: Final = 100
+TOGETHER: Final = 8
+TOGETHER_STEPS: Final = 20
 
 
 def durable_agent(steps: int, path: Path, durability: str = "process") -> Agent:
@@ -90,7 +92,40 @@ async def bench_durable(repeats: int) -> list[Verdict]:
             for agent in (stored, powered):
                 assert agent.store is not None
                 await agent.store.close()
+    verdicts += await bench_together(repeats)
     return verdicts + await bench_postgres(repeats)
+
+
+async def bench_together(repeats: int) -> list[Verdict]:
+    """TOGETHER runs at once through one SQLite store, their model giving the loop a turn
+    per call as a real one does: their barriers are committed in groups."""
+    import asyncio
+
+    from hookagent.store.sqlite import SQLiteStore
+    from workload import SleepyModel
+
+    steps = TOGETHER_STEPS
+    with tempfile.TemporaryDirectory() as folder:
+        store = SQLiteStore(Path(folder) / "together.db")
+        memory = [build_agent(SleepyModel(script(steps), 0.0), steps) for _ in range(TOGETHER)]
+        stored = [durable_agent_on(store, steps, SleepyModel(script(steps), 0.0)) for _ in memory]
+
+        async def all_of(agents: list[Agent]) -> None:
+            await asyncio.gather(*(agent.run(PROMPT) for agent in agents))
+
+        a, b = Samples(), Samples()
+        await all_of(memory)
+        await all_of(stored)
+        for _ in range(repeats):
+            a.values.append(await timed(lambda: all_of(memory), 1) / (TOGETHER * (steps + 1)))
+            b.values.append(await timed(lambda: all_of(stored), 1) / (TOGETHER * (steps + 1)))
+        await store.close()
+    ratio = paired_ratio(b, a)
+    print(
+        f"{TOGETHER} runs at once, {steps} steps each: {b.median * 1e6:.1f} us/step durable, "
+        f"{a.median * 1e6:.1f} in memory, {ratio:.1f}x (barriers committed in groups)"
+    )
+    return [Verdict(f"durable (sqlite) per step, {TOGETHER} runs at once", ratio, "x memory", None)]
 
 
 async def bench_postgres(repeats: int) -> list[Verdict]:
@@ -211,12 +246,12 @@ async def bench_pg_workers(url: str) -> list[Verdict]:
     return [Verdict(f"postgres, {PG_WORKERS} workers", rate, "steps/s", None)]
 
 
-def durable_agent_on(store: object, steps: int) -> Agent:
+def durable_agent_on(store: object, steps: int, model: object = None) -> Agent:
     from workload import ECHO
 
     return (
         AgentBuilder()
-        .model(InstantModel(script(steps)))
+        .model(model or InstantModel(script(steps)))  # type: ignore[arg-type]
         .tools(ECHO)
         .limits(max_steps=steps + 2, max_tokens=10**12)
         .store(store)  # type: ignore[arg-type]

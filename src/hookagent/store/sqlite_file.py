@@ -6,7 +6,7 @@ hop however many rows it writes (aiosqlite would pay a hop per statement). Write
 SQLite's write lock up front (`BEGIN IMMEDIATE`), which makes `claim` exactly-once across the
 processes sharing the file. Here too: checking and migrating the file on open, turning
 SQLite's error codes into `StoreError`s that say what to do, and the flush path, where the
-chosen durability is kept.
+chosen durability is kept and flushes of several runs are grouped (`sqlite_group`).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Final, Literal, TypeVar
 
 from hookagent.errors import ConfigError, StoreError
-from hookagent.store import sqlite_ops
 from hookagent.store.migrations import known_version
 from hookagent.store.migrations.sqlite import LATEST, MIGRATIONS
 from hookagent.store.records import Flush
+from hookagent.store.sqlite_group import Pending, Runs, write
 from hookagent.store.sqlite_sql import SQL
 
 __all__ = ["CHECKPOINT_EVERY", "DURABILITY", "Durability", "SQLiteFile"]
@@ -85,6 +85,11 @@ class SQLiteFile:
         thread costs ten times the transaction (GIL hand-offs). It never waits for a lock:
         when another process holds the file, the flush goes to the store's thread."""
         self._closed = False
+        self._opening = asyncio.Lock()
+        self._runs = Runs()
+        self._group: list[Pending] | None = None
+        """Flushes waiting for the loop to go round, to be written together."""
+        self._writing: set[asyncio.Task[None]] = set()
 
     @property
     def url(self) -> str:
@@ -92,6 +97,11 @@ class SQLiteFile:
 
     # -- opening and closing --------------------------------------------------------------
     async def open(self) -> None:
+        """Idempotent; agents sharing the store may open it at once (they take turns)."""
+        async with self._opening:
+            await self._open()
+
+    async def _open(self) -> None:
         if self._closed:
             raise StoreError(f"{self._url}: the store was closed; open a new one")
         if self._executor is not None:
@@ -233,22 +243,63 @@ class SQLiteFile:
 
     # -- the flush path -------------------------------------------------------------------
     async def flush(self, flush: Flush) -> None:
-        fast, synced = self._fast, self._synced(flush)
-        if fast is None or not self._flush_here(fast, flush, synced):
-            executor = self._executor
-            if executor is None:
-                raise StoreError(f"{self._url}: cannot flush a run: the store is not open")
-            await asyncio.get_running_loop().run_in_executor(
-                executor,
-                self._transaction,
-                "flush a run",
-                lambda conn: sqlite_ops.flush(conn, flush, self._url),
-                True,
-                synced,
-            )
+        """Written at once when no other run of this process is flushing; otherwise with
+        the flushes other runs ask for before the loop goes round (`sqlite_group`)."""
+        pending = Pending(flush)
+        if self._runs.others(flush):
+            loop = asyncio.get_running_loop()
+            done = pending.done = loop.create_future()
+            if self._group is None:
+                self._group = []
+                loop.call_soon(self._write_group)
+            self._group.append(pending)
+            await done
+        else:
+            await self._write([pending])
         self._commits += 1
         if self._commits >= CHECKPOINT_EVERY and self._checkpointing is None:
             self._start_checkpoint()
+
+    async def _write(self, group: list[Pending]) -> None:
+        """One transaction: on the loop's thread if the file's write lock is free at once,
+        else on the store's thread."""
+        synced = any(self._synced(pending.flush) for pending in group)
+        fast = self._fast
+        if fast is not None and self._write_here(fast, group, synced):
+            return
+        executor = self._executor
+        if executor is None:
+            raise StoreError(f"{self._url}: cannot flush a run: the store is not open")
+        await asyncio.get_running_loop().run_in_executor(
+            executor,
+            self._transaction,
+            "flush a run",
+            lambda conn: write(conn, group, self._url, self._fault),
+            True,
+            synced,
+        )
+
+    def _write_group(self) -> None:
+        group, self._group = self._group or [], None
+        task = asyncio.get_running_loop().create_task(self._settle(group))
+        self._writing.add(task)
+        task.add_done_callback(self._writing.discard)
+
+    async def _settle(self, group: list[Pending]) -> None:
+        """Write the group, then wake each flush's barrier with its own outcome."""
+        failed: BaseException | None = None
+        try:
+            await self._write(group)
+        except BaseException as exc:  # the transaction failed: every flush in it did
+            failed = exc
+        for pending in group:
+            done, error = pending.done, pending.error or failed
+            if done is None or done.done():
+                continue  # a barrier that stopped waiting: its flush was written all the same
+            if error is None:
+                done.set_result(None)
+            else:
+                done.set_exception(error)
 
     def _start_checkpoint(self) -> None:
         """Copy the WAL back into the file on the store's thread, not awaited: the run goes
@@ -280,8 +331,8 @@ class SQLiteFile:
         ending = flush.status != "running" or bool(flush.questions)
         return ending or any(call.state == "started" for call in flush.calls)
 
-    def _flush_here(self, conn: sqlite3.Connection, flush: Flush, synced: bool) -> bool:
-        """Flush on this thread if the file's write lock is free at once; False if not."""
+    def _write_here(self, conn: sqlite3.Connection, group: list[Pending], synced: bool) -> bool:
+        """Write on this thread if the file's write lock is free at once; False if not."""
         try:
             with _syncing(conn, synced):
                 try:
@@ -291,7 +342,7 @@ class SQLiteFile:
                         return False
                     raise
                 try:
-                    sqlite_ops.flush(conn, flush, self._url)
+                    write(conn, group, self._url, self._fault)
                     conn.execute("COMMIT")
                 finally:
                     _rollback(conn)
