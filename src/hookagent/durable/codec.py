@@ -69,12 +69,14 @@ def dump(kind: str, value: Any) -> str:
 def stored(kind: str, value: T) -> tuple[str, T]:
     """The JSON for `value`, and `value` as `load` will give it back: `value` itself unless
     writing it replaced unpaired surrogates."""
-    from pydantic_core import PydanticSerializationError
-
     adapter = _adapter(NAMED[kind])
     try:
         return adapter.dump_json(value, fallback=_fallback, warnings=False).decode(), value
-    except PydanticSerializationError:
+    except Exception as exc:
+        from pydantic_core import PydanticSerializationError  # here: a flush is on every step
+
+        if not isinstance(exc, PydanticSerializationError):
+            raise
         plain = _scrub(adapter.dump_python(value, fallback=_fallback, warnings=False))
         text = _adapter(Any).dump_json(plain, fallback=_fallback, warnings=False).decode()
         loaded: T = load(kind, text)

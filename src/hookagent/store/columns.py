@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
@@ -66,6 +67,10 @@ QUESTION_FIELDS: Final = tuple(QUESTION_COLUMNS.split(", "))
 TOKEN_FIELDS: Final = tuple(TOKEN_COLUMNS.split(", "))
 """The columns, named as the records' fields they hold."""
 
+_CALL_VALUES: Final = attrgetter(*CALL_FIELDS)
+_QUESTION_VALUES: Final = attrgetter(*QUESTION_FIELDS)
+"""`values(record, CALL_FIELDS)` and `values(record, QUESTION_FIELDS)`, in C (every flush
+writes call states)."""
 _CHECKPOINT_FIELDS: Final = frozenset(f.name for f in fields(Checkpoint))
 _ROW_TABLES: Final = ("messages", "steps", "decisions")
 """The tables of a run's rows: JSON text by run and index."""
@@ -152,9 +157,9 @@ def appended(flush: Flush) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
     if flush.journal:
         yield "journal", [(run_id, e.segment, e.key, e.kind, e.data) for e in flush.journal]
     if flush.calls:
-        yield "tool_calls", [(run_id, *values(c, CALL_FIELDS)) for c in flush.calls]
+        yield "tool_calls", [(run_id, *_CALL_VALUES(c)) for c in flush.calls]
     if flush.questions:
-        yield "questions", [values(q, QUESTION_FIELDS) for q in flush.questions]
+        yield "questions", [_QUESTION_VALUES(q) for q in flush.questions]
 
 
 def upserts(mark: str, *, row: str, journal: str) -> Mapping[str, str]:

@@ -360,12 +360,13 @@ def _rollback(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
-@contextlib.contextmanager
-def _syncing(conn: sqlite3.Connection, synced: bool) -> Iterator[None]:
+def _syncing(conn: sqlite3.Connection, synced: bool) -> contextlib.AbstractContextManager[None]:
     """Within: commits on `conn` are synced to disk (`synchronous=FULL`) if `synced`."""
-    if not synced:
-        yield
-        return
+    return _synced(conn) if synced else contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _synced(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("PRAGMA synchronous = FULL")
     try:
         yield
