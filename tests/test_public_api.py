@@ -47,3 +47,10 @@ def test_every_capability_package_is_listed() -> None:
     }
     packages -= {"hookagent.capabilities.arg_types"}  # argument types the tools share
     assert packages <= set(listed())
+
+
+def test_every_listed_name_resolves() -> None:
+    for module, names in listed().items():
+        imported = importlib.import_module(module)
+        missing = [name for name in sorted(names) if getattr(imported, name, None) is None]
+        assert missing == [], module

@@ -3,3 +3,33 @@
 What the command line and `hookagent serve` share. Above the agent: these rebuild agents
 from what a run kept, where `hookagent.durable` below only keeps and reopens runs.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hookagent.lazy import attribute_loader
+
+if TYPE_CHECKING:
+    from hookagent.sessions.kept_runs import replay_run, resume, submit
+    from hookagent.sessions.replay import Recording, ReplayReport, load_recording
+
+_HOME = {
+    "load_recording": "hookagent.sessions.replay",
+    "Recording": "hookagent.sessions.replay",
+    "replay_run": "hookagent.sessions.kept_runs",
+    "ReplayReport": "hookagent.sessions.replay",
+    "resume": "hookagent.sessions.kept_runs",
+    "submit": "hookagent.sessions.kept_runs",
+}
+
+__all__ = [
+    "Recording",
+    "ReplayReport",
+    "load_recording",
+    "replay_run",
+    "resume",
+    "submit",
+]
+
+__getattr__ = attribute_loader(__name__, _HOME, globals())

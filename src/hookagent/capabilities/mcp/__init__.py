@@ -30,10 +30,13 @@ from hookagent.mcp_client.config import HttpServer, ServerConfig, SseServer, Std
 
 if TYPE_CHECKING:
     from hookagent.capabilities.mcp.capability import MCP
+    from hookagent.capabilities.mcp.claude_config import load_claude_config, load_mcp_configs
     from hookagent.capabilities.mcp.tool import MCPTool
 
 _LAZY = {
     "MCP": "hookagent.capabilities.mcp.capability",
+    "load_claude_config": "hookagent.capabilities.mcp.claude_config",
+    "load_mcp_configs": "hookagent.capabilities.mcp.claude_config",
     "MCPTool": "hookagent.capabilities.mcp.tool",
 }
 
@@ -44,6 +47,8 @@ __all__ = [
     "ServerConfig",
     "SseServer",
     "StdioServer",
+    "load_claude_config",
+    "load_mcp_configs",
 ]
 
 
