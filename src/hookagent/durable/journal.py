@@ -45,7 +45,7 @@ from hookagent.store.records import (
     RunStatus,
 )
 
-__all__ = ["Durable", "Suspended", "call_key", "scalars_of"]
+__all__ = ["Durable", "scalars_of"]
 
 
 @final
