@@ -135,9 +135,9 @@ async def test_a_question_nobody_answers_takes_its_default_when_it_times_out(
     assert any("default deny" in str(d) for d in result.decisions), result.decisions
 
 
-def io_agent() -> h.Agent:
+def io_agent(*envs: str) -> h.Agent:
     """Async hooks (as command and http hooks are): they rewrite a call, read the run, and
-    one stops a call."""
+    one stops a call; a sync one asks before a deploy to prod."""
 
     async def region(event: h.ToolCallEvent) -> h.HookResult | None:
         await asyncio.sleep(0)
@@ -147,14 +147,18 @@ def io_agent() -> h.Agent:
             return h.HookResult.block("qa is frozen")
         return None
 
+    def ask(event: h.ToolCallEvent) -> h.HookResult | None:
+        return h.HookResult.ask("Deploy?") if event.args["env"] == "prod" else None
+
     async def count(event: h.ToolResultEvent) -> h.HookResult:
         return h.HookResult.context(f"{len(event.run.messages)} messages so far")
 
     return (
         h.AgentBuilder()
-        .model(ScriptedModel([*deploys("staging", "qa"), reply("ok")], by_history=True))
+        .model(ScriptedModel([*deploys(*envs), reply("ok")], by_history=True))
         .tools(deploy)
         .on(h.BEFORE_TOOL, region, name="region")
+        .on(h.BEFORE_TOOL, ask, name="ask")
         .on(h.AFTER_TOOL, count, name="count")
         .build()
     )
@@ -163,8 +167,8 @@ def io_agent() -> h.Agent:
 async def test_folds_of_hooks_that_may_do_io_run_in_activities_as_in_memory(
     client: Client,
 ) -> None:
-    local = await io_agent().run("go")
-    agent = io_agent()
+    local = await io_agent("staging", "qa").run("go")
+    agent = io_agent("staging", "qa")
     async with agent_worker(client, agent, task_queue := queue()):
         runs = TemporalRuns(agent, client, task_queue)
         run_id = await runs.start("go")
@@ -183,3 +187,25 @@ async def test_folds_of_hooks_that_may_do_io_run_in_activities_as_in_memory(
     ]
     assert kinds.count("hookagent.fold") == 3  # before_tool twice, after_tool once (c0)
     assert "hookagent.tool" in kinds and "hookagent.model" in kinds
+
+
+async def test_a_worker_that_keeps_no_run_in_memory_replays_every_step_to_the_same_end(
+    client: Client,
+) -> None:
+    """Every workflow task replays the run from its history: pure folds, fold activities,
+    model and tool activities and a question answered by an update all replay the same."""
+    local = await io_agent("staging", "qa", "prod").run("go", approver=lambda q: True)
+    agent = io_agent("staging", "qa", "prod")
+    worker = agent_worker(client, agent, task_queue := queue(), max_cached_workflows=0)
+    async with worker:
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        await waiting(runs, run_id)
+        await runs.answer(run_id, "q1", True)
+        result = await runs.result(run_id)
+    ours, theirs = shape(result), shape(local)
+    assert (ours[:4], ours[5]) == (theirs[:4], theirs[5])  # all but who answered the ask
+    assert [(d.point, d.hook, d.outcome) for d in result.decisions] == [
+        (d.point, d.hook, d.outcome) for d in local.decisions
+    ]
+    assert len(result.tool_calls) == 3 and result.status == "completed"

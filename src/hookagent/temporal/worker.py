@@ -32,8 +32,11 @@ def agent_worker(
     heartbeat: float = HEARTBEAT,
     model_timeout: float = MODEL_TIMEOUT,
     tool_timeout: float = TOOL_TIMEOUT,
+    max_cached_workflows: int = 1000,
 ) -> Worker:
-    """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`)."""
+    """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`).
+    `max_cached_workflows`: runs kept in memory between their steps; one that is not is
+    replayed from its history at its next step (0: every step replays)."""
     setup = agent.setup_for(None)  # the tools and hooks its runs use, as `Agent.run` has them
     timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
     serve(Served(agent, setup, timeouts))
@@ -42,6 +45,7 @@ def agent_worker(
         client,
         task_queue=task_queue,
         workflows=[AgentRun],
+        max_cached_workflows=max_cached_workflows,
         activities=[
             activities.model,
             activities.tool,
