@@ -23,19 +23,18 @@ from hookagent.durable.layer import DurableLayer
 from hookagent.durable.runner import DurableRuns
 from hookagent.durable.seam import Suspended
 from hookagent.errors import ConfigError
-from hookagent.hooks.engine import fold
 from hookagent.hooks.registry import HookRegistry
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Approver
 from hookagent.kernel.context import Budgets, RunContext
-from hookagent.kernel.dispatch import Dispatcher
 from hookagent.kernel.loop import Kernel
 from hookagent.kernel.result import RunResult
-from hookagent.kernel.seams import settle_directly
+from hookagent.kernel.seams import RunLayer
 from hookagent.kernel.state import RunState
 from hookagent.live.events import Emit, RunFinished, StreamEvent
 from hookagent.live.observer import LiveObserver
-from hookagent.models.base import Model
+from hookagent.models.base import Model, OnDelta
+from hookagent.run_context import run_context
 from hookagent.run_setup import RunSetup
 from hookagent.run_setups import RunSetups
 from hookagent.spill.files import default_root
@@ -132,6 +131,22 @@ class Agent:
         `limits` uses (built on first use, then kept): for a backend that runs the agent's
         runs elsewhere."""
         return self._setups.of(output_type, limits)
+
+    def context(
+        self,
+        state: RunState,
+        setup: RunSetup,
+        *,
+        layer: RunLayer | None = None,
+        approver: Approver | None = None,
+        watch: HookWatch | None = None,
+        on_delta: OnDelta | None = None,
+    ) -> RunContext:
+        """What the kernel runs `state` with (see `run_context`): `Agent.run` uses it, and
+        so does a backend that runs the kernel itself."""
+        return run_context(
+            self, state, setup, layer=layer, approver=approver, watch=watch, on_delta=on_delta
+        )
 
     def _runs(self) -> DurableRuns:
         if self.store is None:
@@ -334,33 +349,13 @@ class Agent:
             durable = await self._runs().start(prompt, state, session)
         layer = DurableLayer(durable, state) if durable is not None else None
         watch = HookWatch(setup.watch_tick) if setup.watch_tick is not None else None
-        hooks = Dispatcher(
-            setup.registry,
+        ctx = self.context(
             state,
+            setup,
+            layer=layer,
             approver=approver,
             watch=watch,
-            tool_specs=setup.specs,
-            fold_runner=fold if layer is None else layer.fold,
-            settle=settle_directly if layer is None else layer.settle,
-        )
-        hooks.view.files_root = setup.outputs.root
-        ctx = RunContext(
-            state=state,
-            view=hooks.view,
-            hooks=hooks,
-            model=self.model if layer is None else layer.model(self.model),
-            tools=setup.tools,
-            traits=setup.traits,
-            tool_specs=setup.specs,
-            system_prompt=self.system_prompt,
-            settings=self.settings,
-            budgets=self.budgets,
             on_delta=emit if deltas else None,
-            calls=None if layer is None else layer.calls,
-            turn=None if layer is None else layer.turn,
-            kept=layer is not None,
-            outputs=setup.outputs,
-            elapsed_before=state.elapsed,
         )
         if emit is not None:
             self._live.watch(state, emit)

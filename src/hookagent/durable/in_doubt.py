@@ -19,7 +19,7 @@ from hookagent.kernel.context import RunContext
 from hookagent.messages import ToolCall
 from hookagent.tools.base import ToolResult
 
-__all__ = ["settle_doubt"]
+__all__ = ["settle_doubt", "unless_hooks_rerun"]
 
 
 async def settle_doubt(
@@ -40,6 +40,16 @@ async def settle_doubt(
         return answer.result
     if ctx.traits[call.name].idempotent:
         return None
+    return await unless_hooks_rerun(ctx, call, args, lost="the run was interrupted")
+
+
+async def unless_hooks_rerun(
+    ctx: RunContext, call: ToolCall, args: Mapping[str, Any], *, lost: str
+) -> ToolResult | None:
+    """What a call left in doubt gives once its tool could not settle it: None (run it
+    again) when a before_tool fold told about the doubt ends in an approved ask; else its
+    refusal, or the in-doubt result the model reads (`lost`: what ended the call unseen).
+    A `stop` there ends the run."""
     if ctx.hooks.wants(BEFORE_TOOL):
         decision, _ = await ctx.hooks.fire(
             BEFORE_TOOL,
@@ -60,8 +70,8 @@ async def settle_doubt(
             why = f"blocked by {decision.hook}: {decision.reason}"
             return ToolResult.error(f"In doubt and not run again: {why}.")
     return ToolResult.error(
-        f"In doubt: {call.name!r} was started before the run was interrupted and its end "
-        "was never recorded, so it may or may not have taken effect. It was not run again; "
-        "check its effect before calling it again.",
+        f"In doubt: {call.name!r} was started before {lost} and its end was never "
+        "recorded, so it may or may not have taken effect. It was not run again; check its "
+        "effect before calling it again.",
         data={"state": "in_doubt", "call_id": call.id},
     )

@@ -15,6 +15,7 @@ The kernel runs the same code with or without it. With it:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, final
 
 from hookagent.durable import codec, folds
@@ -30,6 +31,7 @@ from hookagent.kernel.approval import Answer, Question
 from hookagent.kernel.seams import Asking
 from hookagent.kernel.state import RunState
 from hookagent.models.base import Model
+from hookagent.tools.base import Tool
 
 __all__ = ["DurableLayer"]
 
@@ -53,8 +55,13 @@ class DurableLayer:
         """Whether the run is taken up past its start (at a turn, or at its end)."""
         return self.journal.segment != 0
 
-    def model(self, model: Model) -> Model:
+    def model(self, model: Model, /) -> Model:
         return JournaledModel(model, self.journal)
+
+    def tools(self, tools: Mapping[str, Tool], /) -> Mapping[str, Tool]:
+        return tools  # they run here, exactly once through `calls`
+
+    spills_here = True
 
     async def fold(
         self,

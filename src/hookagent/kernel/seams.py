@@ -25,13 +25,15 @@ from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Answer, Question
 from hookagent.kernel.state import RunState
 from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolResult
+from hookagent.models.base import Model
+from hookagent.tools.base import Tool, ToolResult
 
 if TYPE_CHECKING:
     from hookagent.kernel.context import RunContext
 
 __all__ = [
     "Asking",
+    "RunLayer",
     "CallLog",
     "FoldRunner",
     "RunTool",
@@ -100,3 +102,38 @@ class CallLog(Protocol):
 
 TurnBoundary: TypeAlias = Callable[[RunState], Awaitable[None]]
 """Called as each turn of the loop begins, and once more before the run's end."""
+
+
+class RunLayer(Protocol):
+    """Everything one layer that keeps runs puts into one run: its fold runner, how it
+    settles questions, its call log, its turn boundary, and the model and tools the run
+    calls through it."""
+
+    @property
+    def calls(self) -> CallLog: ...
+
+    async def fold(
+        self,
+        point: HookPoint[Any],
+        hooks: tuple[Hook[Any], ...],
+        event: Any,
+        watch: HookWatch | None,
+    ) -> Folded[Any] | HookResult | None: ...
+
+    async def settle(self, question: Question, index: int, asking: Asking) -> Answer: ...
+
+    async def turn(self, state: RunState) -> None: ...
+
+    def model(self, model: Model, /) -> Model:
+        """The model the run calls (a wrapper that keeps its replies)."""
+        ...
+
+    def tools(self, tools: Mapping[str, Tool], /) -> Mapping[str, Tool]:
+        """The tools the run calls (the same, or stand-ins that run them elsewhere)."""
+        ...
+
+    @property
+    def spills_here(self) -> bool:
+        """Whether results over a tool's limit are cut in this process (else where the
+        tools run)."""
+        ...

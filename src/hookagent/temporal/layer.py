@@ -19,17 +19,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any, Final, final
 
 from temporalio import workflow
 
 from hookagent.durable import codec, folds
+from hookagent.durable.in_doubt import unless_hooks_rerun
 from hookagent.durable.reconcile import note
 from hookagent.hooks.engine import Folded, fold
-from hookagent.hooks.events import ToolCallEvent
 from hookagent.hooks.hook import Hook
-from hookagent.hooks.points import BEFORE_TOOL, HookPoint
+from hookagent.hooks.points import HookPoint
 from hookagent.hooks.result import HookResult
 from hookagent.hooks.watch import HookWatch
 from hookagent.kernel.approval import Answer, Question
@@ -37,11 +36,13 @@ from hookagent.kernel.context import RunContext
 from hookagent.kernel.seams import Asking, RunTool
 from hookagent.kernel.state import RunState
 from hookagent.messages import ToolCall
+from hookagent.models.base import Model, ToolSpec
 from hookagent.temporal import events
 from hookagent.temporal.questions import Questions
-from hookagent.temporal.remote import ONCE, InDoubt, Timeouts
+from hookagent.temporal.remote import ONCE, ActivityModel, ActivityTool, InDoubt, Timeouts
 from hookagent.temporal.wire import FOLD, RECONCILE
-from hookagent.tools.base import ToolResult
+from hookagent.tools.base import Tool, ToolResult
+from hookagent.tools.traits import ToolTraits
 
 __all__ = ["TemporalCalls", "TemporalLayer", "io_hooks"]
 
@@ -89,11 +90,13 @@ class TemporalCalls:
             settled = await self._reconciled(ctx, call, args)
             if isinstance(settled, ToolResult):
                 result = settled
-            elif settled or await _rerun_approved(ctx, call, args):
+            elif not settled and (
+                refused := await unless_hooks_rerun(ctx, call, args, lost="its worker was lost")
+            ):
+                return refused, attempt
+            else:
                 row["state"] = "started"
                 result, attempt = await run(ctx, call, args, attempt + 1)
-            else:
-                return _in_doubt(call), attempt
         row["state"] = "failed" if result.is_error else "done"
         return result, attempt
 
@@ -124,49 +127,28 @@ class TemporalCalls:
         return bool(found["outcome"] == "not_done")
 
 
-async def _rerun_approved(ctx: RunContext, call: ToolCall, args: Mapping[str, Any]) -> bool:
-    """Whether a before_tool fold told of the doubt approves running the call again (an
-    answered `ask`); a `stop` ends the run."""
-    if not ctx.hooks.wants(BEFORE_TOOL):
-        return False
-    decision, _ = await ctx.hooks.fire(
-        BEFORE_TOOL,
-        ToolCallEvent(
-            run=ctx.view,
-            step=ctx.state.position.step,
-            call_id=call.id,
-            tool_name=call.name,
-            args=MappingProxyType(dict(args)),
-            in_doubt=True,
-        ),
-    )
-    if decision.outcome == "stop":
-        ctx.state.stop_by(decision)
-    return decision.outcome == "ask"
-
-
 def _remote(hooks: tuple[Hook[Any], ...]) -> list[str] | None:
     return [h.id for h in hooks] if io_hooks(hooks) else None
-
-
-def _in_doubt(call: ToolCall) -> ToolResult:
-    return ToolResult.error(
-        f"In doubt: {call.name!r} was started but its worker was lost before it reported "
-        "its end, so it may or may not have taken effect. It was not run again; check its "
-        "effect before calling it again.",
-        data={"state": "in_doubt", "call_id": call.id},
-    )
 
 
 @final
 class TemporalLayer:
     """The seams of one run in its workflow."""
 
-    def __init__(self, questions: Questions, state: RunState, timeouts: Timeouts) -> None:
+    spills_here = False  # a result over its tool's limit is cut in the tool activity
+
+    def __init__(
+        self,
+        questions: Questions,
+        state: RunState,
+        timeouts: Timeouts,
+        traits: Mapping[str, ToolTraits],
+    ) -> None:
         self.questions = questions
         self.calls = TemporalCalls(timeouts)
         self._state = state
         self._timeouts = timeouts
+        self._traits = traits
         self._remote: dict[int, tuple[tuple[Hook[Any], ...], list[str] | None]] = {}
         """Per hook tuple (by identity, kept alive here): its hook ids if it runs remotely."""
 
@@ -190,6 +172,24 @@ class TemporalLayer:
             FOLD, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
         )
         return folds.decode(event, outcome)
+
+    def model(self, model: Model, /) -> Model:
+        return ActivityModel(model, self._timeouts)
+
+    def tools(self, tools: Mapping[str, Tool], /) -> Mapping[str, Tool]:
+        """Stand-ins that call each tool through the tool activity."""
+        return {
+            name: ActivityTool(
+                ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters),
+                self._state,
+                idempotent=self._traits[name].idempotent,
+                timeouts=self._timeouts,
+            )
+            for name, tool in tools.items()
+        }
+
+    async def turn(self, state: RunState) -> None:
+        return None  # the workflow's history is the run's record: no checkpoint to take
 
     async def settle(self, question: Question, index: int, asking: Asking) -> Answer:
         """permission_request hooks first, then an approval in scope or someone's answer."""

@@ -25,14 +25,12 @@ from temporalio import workflow
 
 from hookagent.agent import Agent
 from hookagent.durable import codec
-from hookagent.kernel.context import RunContext
-from hookagent.kernel.dispatch import Dispatcher
 from hookagent.kernel.loop import Kernel
 from hookagent.kernel.state import RunState
 from hookagent.run_setup import RunSetup
 from hookagent.temporal.layer import TemporalLayer
 from hookagent.temporal.questions import Questions
-from hookagent.temporal.remote import ActivityModel, ActivityTool, Timeouts
+from hookagent.temporal.remote import Timeouts
 
 __all__ = ["WORKFLOW", "AgentRun", "Served", "serve"]
 
@@ -74,7 +72,10 @@ class AgentRun:
             run_id=workflow.info().workflow_id, started_at=workflow.now().timestamp()
         )
         self._layer = TemporalLayer(
-            Questions(served.agent.policy_version), self._state, served.timeouts
+            Questions(served.agent.policy_version),
+            self._state,
+            served.timeouts,
+            served.setup.traits,
         )
 
     @workflow.run
@@ -82,38 +83,7 @@ class AgentRun:
         """Run `task["prompt"]` to its end; the final state (`RunState.to_json`)."""
         served, state, layer = self._served, self._state, self._layer
         state.metadata.update(task.get("metadata") or {})
-        setup = served.setup
-        hooks = Dispatcher(
-            setup.registry,
-            state,
-            approver=None,
-            watch=None,
-            tool_specs=setup.specs,
-            fold_runner=layer.fold,
-            settle=layer.settle,
-        )
-        hooks.view.files_root = setup.outputs.root
-        timeouts = served.timeouts
-        agent = served.agent
-        ctx = RunContext(
-            state=state,
-            view=hooks.view,
-            hooks=hooks,
-            model=ActivityModel(agent.model, timeouts),
-            tools={
-                spec.name: ActivityTool(
-                    spec, state, idempotent=setup.traits[spec.name].idempotent, timeouts=timeouts
-                )
-                for spec in setup.specs
-            },
-            traits=setup.traits,
-            tool_specs=setup.specs,
-            system_prompt=agent.system_prompt,
-            settings=agent.settings,
-            budgets=agent.budgets,
-            calls=layer.calls,
-            kept=True,
-        )
+        ctx = served.agent.context(state, served.setup, layer=layer)
         await Kernel().run(ctx, task["prompt"])
         return state.to_json()
 
