@@ -7,13 +7,13 @@ import tempfile
 from typing import Any, Final
 
 from harness import SANDBOX_TARGET, Runner, Samples, Verdict, header, paired_ratio, timed
+from hookagent._messages import ToolCall
 from hookagent.capabilities.bash import Bash
-from hookagent.capabilities.bash.sandbox import probe_bwrap
-from hookagent.capabilities.bash.tool import BashTool
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.capabilities.bash._sandbox import probe_bwrap
+from hookagent.capabilities.bash._tool import BashTool
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 CALLS: Final = 20
 """Calls per timing sample, on each side."""

@@ -30,12 +30,12 @@ from hookagent import (
     Usage,
     make_hook,
 )
-from hookagent.hooks.registry import HookRegistry
-from hookagent.hooks.watch import HookWatch
-from hookagent.kernel.dispatch import Dispatcher
-from hookagent.kernel.records import StepRecord, ToolExecution
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
+from hookagent.hooks._registry import HookRegistry
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._dispatch import Dispatcher
+from hookagent.kernel._records import StepRecord, ToolExecution
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 from workload import PROMPT, InstantModel, bare_run, build_agent, noop_async, noop_sync, script
 
 LOOPS: Final = 20_000

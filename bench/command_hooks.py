@@ -24,9 +24,9 @@ from harness import (
     timed,
 )
 from hookagent import Agent, AgentBuilder
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.claude.runner import default_timeout, run_handler
-from hookagent.claude.sources import discover
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.claude._runner import default_timeout, run_handler
+from hookagent.claude._sources import discover
 from workload import ECHO, PROMPT, InstantModel, build_agent, script
 
 # -- 5. command hooks ----------------------------------------------------------------------
@@ -216,7 +216,7 @@ async def bench_command_hooks(repeats: int) -> list[Verdict]:
         "PreToolUse handler runs the script, minus the same run without settings ('no hook').\n"
         "spawn: a bare asyncio.create_subprocess_exec of the same argv fed the hook's own stdin\n"
         "payload (write it, close stdin, read stdout and stderr, wait), N times in a row.\n"
-        "run_handler: hookagent.claude.runner.run_handler called directly, as the hook calls it\n"
+        "run_handler: hookagent.claude._runner.run_handler called directly, as the hook calls it\n"
         "(adds the hook environment, a new session and the cwd to the bare spawn).\n"
         f"  sh:     {SH_HOOK}\n"
         "  python: <this python> noop.py, doing sys.stdin.read(); interpreter start dominates"

@@ -16,12 +16,12 @@ from harness import (
     timed,
 )
 from hookagent import BEFORE_TOOL, ToolCallEvent, make_hook
-from hookagent.hooks.engine import fold
-from hookagent.hooks.registry import HookRegistry
-from hookagent.hooks.watch import HookWatch
-from hookagent.kernel.dispatch import Dispatcher
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
+from hookagent.hooks._engine import fold
+from hookagent.hooks._registry import HookRegistry
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._dispatch import Dispatcher
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 
 # -- 2. hook dispatch ----------------------------------------------------------------------
 

@@ -101,7 +101,7 @@ async def bench_together(repeats: int) -> list[Verdict]:
     per call as a real one does: their barriers are committed in groups."""
     import asyncio
 
-    from hookagent.store.sqlite import SQLiteStore
+    from hookagent.store._sqlite import SQLiteStore
     from workload import SleepyModel
 
     steps = TOGETHER_STEPS
@@ -177,7 +177,7 @@ async def postgres_schema() -> AsyncIterator[str | None]:
 
 async def bench_pg_per_step(url: str, repeats: int) -> list[Verdict]:
     """One run at a time on PostgreSQL, against the same run in memory and on SQLite."""
-    from hookagent.store.postgres import PostgresStore
+    from hookagent.store._postgres import PostgresStore
 
     steps = PG_STEPS_PER_RUN
     memory = build_agent(InstantModel(script(steps)), steps)
@@ -217,7 +217,7 @@ async def bench_pg_workers(url: str) -> list[Verdict]:
     import asyncio
     import sys
 
-    from hookagent.store.postgres import PostgresStore
+    from hookagent.store._postgres import PostgresStore
 
     store = PostgresStore(url)
     agent = durable_agent_on(store, PG_STEPS)

@@ -24,11 +24,11 @@ from harness import (
     paired_ratio,
     timed,
 )
+from hookagent._messages import ToolCall
 from hookagent.capabilities.files import FileTools
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import Tool, ToolContext, ToolResult
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import Tool, ToolContext, ToolResult
 
 # -- 6. file tools -------------------------------------------------------------------------
 

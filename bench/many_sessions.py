@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Final
 
 from harness import Samples, Verdict, header, paired_ratio
-from hookagent.store.sqlite import SQLiteStore
-from hookagent.store.sqlite_sql import QUESTION_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS
+from hookagent.store._sqlite import SQLiteStore
+from hookagent.store._sqlite_sql import QUESTION_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS
 
 SIZES: Final = (1_000, 100_000)
 """Runs in the small and the big store."""

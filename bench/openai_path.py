@@ -109,7 +109,7 @@ async def measure(steps: int, way: str, repeats: int) -> tuple[Samples, Samples]
     import openai
 
     from hookagent import AgentBuilder
-    from hookagent.models.openai_chat import create
+    from hookagent.models._openai_chat import create
 
     async with server(steps) as url:
         client = openai.AsyncOpenAI(base_url=url, api_key="bench", max_retries=0)

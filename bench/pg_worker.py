@@ -12,7 +12,7 @@ import sys
 import time
 
 from hookagent import AgentBuilder
-from hookagent.store.postgres import PostgresStore
+from hookagent.store._postgres import PostgresStore
 from workload import ECHO, InstantModel, script
 
 

@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from hookagent.hooks.watch import HookWatch
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._capability import BindsAgent, FinishesResults
 from hookagent.capabilities.structured_output import StructuredOutput
-from hookagent.capability import BindsAgent, FinishesResults
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 

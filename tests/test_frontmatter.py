@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import hookagent as h
-from hookagent.capabilities.subagents.specs import load_spec
-from hookagent.frontmatter import FrontMatter, read_front_matter, split_front_matter
+from hookagent._frontmatter import FrontMatter, read_front_matter, split_front_matter
+from hookagent.capabilities.subagents._specs import load_spec
 
 SOURCE = "agents/x.md"
 

@@ -45,7 +45,6 @@ def test_every_capability_package_is_listed() -> None:
         if (path.is_dir() and (path / "__init__.py").exists())
         or (path.suffix == ".py" and not path.name.startswith("_"))
     }
-    packages -= {"hookagent.capabilities.arg_types"}  # argument types the tools share
     assert packages <= set(listed())
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._registration import HookRegistrations
 from hookagent.gate import GATE_POINTS, ToolGate
-from hookagent.registration import HookRegistrations
 from hookagent.testing import ScriptedModel
 
 

@@ -4,7 +4,7 @@ surface's (the command line's) inside `surface(...)`."""
 from __future__ import annotations
 
 import hookagent as h
-from hookagent.remedies import NO_APPROVER, UNPRICED_MODEL, advice, surface
+from hookagent._remedies import NO_APPROVER, UNPRICED_MODEL, advice, surface
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 

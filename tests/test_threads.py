@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from hookagent.threads import ABANDONED, abandoned, in_thread
+from hookagent._threads import ABANDONED, abandoned, in_thread
 
 WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")
 

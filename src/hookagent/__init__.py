@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
+from hookagent._lazy import attribute_loader
 
 if TYPE_CHECKING:
-    from hookagent.agent import Agent
-    from hookagent.builder import AgentBuilder
-    from hookagent.capability import BindsAgent, Capability, FinishesResults
-    from hookagent.errors import (
+    from hookagent._agent import Agent
+    from hookagent._builder import AgentBuilder
+    from hookagent._capability import BindsAgent, Capability, FinishesResults
+    from hookagent._errors import (
         ApprovalError,
         ConfigError,
         HookagentError,
@@ -25,15 +25,24 @@ if TYPE_CHECKING:
         StoreError,
         ToolError,
     )
-    from hookagent.hooks.decision import (
+    from hookagent._messages import (
+        AssistantMessage,
+        ImagePart,
+        SystemMessage,
+        ToolCall,
+        ToolResultMessage,
+        UserMessage,
+    )
+    from hookagent._usage import Usage
+    from hookagent.hooks._decision import (
         Decision,
         Vote,
     )
-    from hookagent.hooks.decorators import (
+    from hookagent.hooks._decorators import (
         HookProvider,
         hook,
     )
-    from hookagent.hooks.events import (
+    from hookagent.hooks._events import (
         CompactEvent,
         ContinueEvent,
         ElicitationEvent,
@@ -53,16 +62,16 @@ if TYPE_CHECKING:
         ToolRefusedEvent,
         ToolResultEvent,
     )
-    from hookagent.hooks.hook import (
+    from hookagent.hooks._hook import (
         Hook,
         make_hook,
     )
-    from hookagent.hooks.matchers import (
+    from hookagent.hooks._matchers import (
         AllOf,
         AnyOf,
         Not,
     )
-    from hookagent.hooks.points import (
+    from hookagent.hooks._points import (
         AFTER_COMPACT,
         AFTER_INFERENCE,
         AFTER_STEP,
@@ -91,19 +100,19 @@ if TYPE_CHECKING:
         USER_PROMPT,
         HookPoint,
     )
-    from hookagent.hooks.result import HookResult
-    from hookagent.kernel.approval import (
+    from hookagent.hooks._result import HookResult
+    from hookagent.kernel._approval import (
         Answer,
         Question,
     )
-    from hookagent.kernel.metadata import MetadataKey
-    from hookagent.kernel.result import (
+    from hookagent.kernel._metadata import MetadataKey
+    from hookagent.kernel._result import (
         DecisionLog,
         RunResult,
     )
-    from hookagent.kernel.state import RunState
-    from hookagent.kernel.view import RunView
-    from hookagent.live.events import (
+    from hookagent.kernel._state import RunState
+    from hookagent.kernel._view import RunView
+    from hookagent.live._events import (
         DecisionMade,
         ModelReplied,
         RunFinished,
@@ -113,15 +122,7 @@ if TYPE_CHECKING:
         ToolFinished,
         ToolStarted,
     )
-    from hookagent.messages import (
-        AssistantMessage,
-        ImagePart,
-        SystemMessage,
-        ToolCall,
-        ToolResultMessage,
-        UserMessage,
-    )
-    from hookagent.models.base import (
+    from hookagent.models._base import (
         Model,
         ModelRequest,
         ModelResponse,
@@ -132,141 +133,140 @@ if TYPE_CHECKING:
         ToolCallDelta,
         ToolSpec,
     )
-    from hookagent.policies.error_policy import ErrorPolicy
-    from hookagent.policies.limits import (
+    from hookagent.policies._error_policy import ErrorPolicy
+    from hookagent.policies._limits import (
         StepLimit,
         TimeLimit,
         TokenLimit,
         ToolCallPresence,
     )
-    from hookagent.tools.base import (
+    from hookagent.tools._base import (
         Reconciled,
         Reconciles,
         Tool,
         ToolContext,
         ToolResult,
     )
-    from hookagent.tools.function import (
+    from hookagent.tools._function import (
         FunctionTool,
         tool,
     )
-    from hookagent.tools.traits import ToolTraits
-    from hookagent.usage import Usage
+    from hookagent.tools._traits import ToolTraits
 
 _HOME: dict[str, str] = {
-    "Agent": "hookagent.agent",
-    "AgentBuilder": "hookagent.builder",
-    "BindsAgent": "hookagent.capability",
-    "Capability": "hookagent.capability",
-    "FinishesResults": "hookagent.capability",
-    "ApprovalError": "hookagent.errors",
-    "ConfigError": "hookagent.errors",
-    "HookagentError": "hookagent.errors",
-    "HookError": "hookagent.errors",
-    "LeaseLost": "hookagent.errors",
-    "ModelError": "hookagent.errors",
-    "RunError": "hookagent.errors",
-    "StoreError": "hookagent.errors",
-    "ToolError": "hookagent.errors",
-    "Decision": "hookagent.hooks.decision",
-    "Vote": "hookagent.hooks.decision",
-    "HookProvider": "hookagent.hooks.decorators",
-    "hook": "hookagent.hooks.decorators",
-    "CompactEvent": "hookagent.hooks.events",
-    "ContinueEvent": "hookagent.hooks.events",
-    "ErrorEvent": "hookagent.hooks.events",
-    "ElicitationEvent": "hookagent.hooks.events",
-    "InferenceEvent": "hookagent.hooks.events",
-    "InferenceResultEvent": "hookagent.hooks.events",
-    "NotificationEvent": "hookagent.hooks.events",
-    "PermissionEvent": "hookagent.hooks.events",
-    "PromptEvent": "hookagent.hooks.events",
-    "RunEvent": "hookagent.hooks.events",
-    "StepEndEvent": "hookagent.hooks.events",
-    "StepEvent": "hookagent.hooks.events",
-    "StopEvent": "hookagent.hooks.events",
-    "SubagentEvent": "hookagent.hooks.events",
-    "TaskEvent": "hookagent.hooks.events",
-    "ToolCallEvent": "hookagent.hooks.events",
-    "ToolRefusedEvent": "hookagent.hooks.events",
-    "ToolResultEvent": "hookagent.hooks.events",
-    "Hook": "hookagent.hooks.hook",
-    "make_hook": "hookagent.hooks.hook",
-    "AllOf": "hookagent.hooks.matchers",
-    "AnyOf": "hookagent.hooks.matchers",
-    "Not": "hookagent.hooks.matchers",
-    "AFTER_COMPACT": "hookagent.hooks.points",
-    "AFTER_INFERENCE": "hookagent.hooks.points",
-    "AFTER_STEP": "hookagent.hooks.points",
-    "AFTER_TOOL": "hookagent.hooks.points",
-    "ALL_POINTS": "hookagent.hooks.points",
-    "BEFORE_COMPACT": "hookagent.hooks.points",
-    "BEFORE_INFERENCE": "hookagent.hooks.points",
-    "BEFORE_STEP": "hookagent.hooks.points",
-    "BEFORE_TOOL": "hookagent.hooks.points",
-    "EXECUTION_END": "hookagent.hooks.points",
-    "EXECUTION_START": "hookagent.hooks.points",
-    "NOTIFICATION": "hookagent.hooks.points",
-    "ON_ERROR": "hookagent.hooks.points",
-    "PERMISSION_REQUEST": "hookagent.hooks.points",
-    "SESSION_END": "hookagent.hooks.points",
-    "SESSION_START": "hookagent.hooks.points",
-    "SHOULD_CONTINUE": "hookagent.hooks.points",
-    "STOP": "hookagent.hooks.points",
-    "SUBAGENT_START": "hookagent.hooks.points",
-    "SUBAGENT_STOP": "hookagent.hooks.points",
-    "TASK_COMPLETED": "hookagent.hooks.points",
-    "TASK_CREATED": "hookagent.hooks.points",
-    "ELICITATION": "hookagent.hooks.points",
-    "ELICITATION_RESULT": "hookagent.hooks.points",
-    "TOOL_REFUSED": "hookagent.hooks.points",
-    "USER_PROMPT": "hookagent.hooks.points",
-    "HookPoint": "hookagent.hooks.points",
-    "HookResult": "hookagent.hooks.result",
-    "Answer": "hookagent.kernel.approval",
-    "Question": "hookagent.kernel.approval",
-    "MetadataKey": "hookagent.kernel.metadata",
-    "DecisionLog": "hookagent.kernel.result",
-    "RunResult": "hookagent.kernel.result",
-    "RunState": "hookagent.kernel.state",
-    "DecisionMade": "hookagent.live.events",
-    "ModelReplied": "hookagent.live.events",
-    "RunFinished": "hookagent.live.events",
-    "StepFinished": "hookagent.live.events",
-    "StepStarted": "hookagent.live.events",
-    "StreamEvent": "hookagent.live.events",
-    "ToolFinished": "hookagent.live.events",
-    "ToolStarted": "hookagent.live.events",
-    "RunView": "hookagent.kernel.view",
-    "AssistantMessage": "hookagent.messages",
-    "SystemMessage": "hookagent.messages",
-    "ToolCall": "hookagent.messages",
-    "ToolResultMessage": "hookagent.messages",
-    "ImagePart": "hookagent.messages",
-    "UserMessage": "hookagent.messages",
-    "Model": "hookagent.models.base",
-    "ModelRequest": "hookagent.models.base",
-    "ModelResponse": "hookagent.models.base",
-    "OutputSpec": "hookagent.models.base",
-    "ReasoningDelta": "hookagent.models.base",
-    "StreamingModel": "hookagent.models.base",
-    "TextDelta": "hookagent.models.base",
-    "ToolCallDelta": "hookagent.models.base",
-    "ToolSpec": "hookagent.models.base",
-    "ToolTraits": "hookagent.tools.traits",
-    "ErrorPolicy": "hookagent.policies.error_policy",
-    "StepLimit": "hookagent.policies.limits",
-    "TimeLimit": "hookagent.policies.limits",
-    "TokenLimit": "hookagent.policies.limits",
-    "ToolCallPresence": "hookagent.policies.limits",
-    "Reconciled": "hookagent.tools.base",
-    "Reconciles": "hookagent.tools.base",
-    "Tool": "hookagent.tools.base",
-    "ToolContext": "hookagent.tools.base",
-    "ToolResult": "hookagent.tools.base",
-    "FunctionTool": "hookagent.tools.function",
-    "tool": "hookagent.tools.function",
-    "Usage": "hookagent.usage",
+    "Agent": "hookagent._agent",
+    "AgentBuilder": "hookagent._builder",
+    "BindsAgent": "hookagent._capability",
+    "Capability": "hookagent._capability",
+    "FinishesResults": "hookagent._capability",
+    "ApprovalError": "hookagent._errors",
+    "ConfigError": "hookagent._errors",
+    "HookagentError": "hookagent._errors",
+    "HookError": "hookagent._errors",
+    "LeaseLost": "hookagent._errors",
+    "ModelError": "hookagent._errors",
+    "RunError": "hookagent._errors",
+    "StoreError": "hookagent._errors",
+    "ToolError": "hookagent._errors",
+    "Decision": "hookagent.hooks._decision",
+    "Vote": "hookagent.hooks._decision",
+    "HookProvider": "hookagent.hooks._decorators",
+    "hook": "hookagent.hooks._decorators",
+    "CompactEvent": "hookagent.hooks._events",
+    "ContinueEvent": "hookagent.hooks._events",
+    "ErrorEvent": "hookagent.hooks._events",
+    "ElicitationEvent": "hookagent.hooks._events",
+    "InferenceEvent": "hookagent.hooks._events",
+    "InferenceResultEvent": "hookagent.hooks._events",
+    "NotificationEvent": "hookagent.hooks._events",
+    "PermissionEvent": "hookagent.hooks._events",
+    "PromptEvent": "hookagent.hooks._events",
+    "RunEvent": "hookagent.hooks._events",
+    "StepEndEvent": "hookagent.hooks._events",
+    "StepEvent": "hookagent.hooks._events",
+    "StopEvent": "hookagent.hooks._events",
+    "SubagentEvent": "hookagent.hooks._events",
+    "TaskEvent": "hookagent.hooks._events",
+    "ToolCallEvent": "hookagent.hooks._events",
+    "ToolRefusedEvent": "hookagent.hooks._events",
+    "ToolResultEvent": "hookagent.hooks._events",
+    "Hook": "hookagent.hooks._hook",
+    "make_hook": "hookagent.hooks._hook",
+    "AllOf": "hookagent.hooks._matchers",
+    "AnyOf": "hookagent.hooks._matchers",
+    "Not": "hookagent.hooks._matchers",
+    "AFTER_COMPACT": "hookagent.hooks._points",
+    "AFTER_INFERENCE": "hookagent.hooks._points",
+    "AFTER_STEP": "hookagent.hooks._points",
+    "AFTER_TOOL": "hookagent.hooks._points",
+    "ALL_POINTS": "hookagent.hooks._points",
+    "BEFORE_COMPACT": "hookagent.hooks._points",
+    "BEFORE_INFERENCE": "hookagent.hooks._points",
+    "BEFORE_STEP": "hookagent.hooks._points",
+    "BEFORE_TOOL": "hookagent.hooks._points",
+    "EXECUTION_END": "hookagent.hooks._points",
+    "EXECUTION_START": "hookagent.hooks._points",
+    "NOTIFICATION": "hookagent.hooks._points",
+    "ON_ERROR": "hookagent.hooks._points",
+    "PERMISSION_REQUEST": "hookagent.hooks._points",
+    "SESSION_END": "hookagent.hooks._points",
+    "SESSION_START": "hookagent.hooks._points",
+    "SHOULD_CONTINUE": "hookagent.hooks._points",
+    "STOP": "hookagent.hooks._points",
+    "SUBAGENT_START": "hookagent.hooks._points",
+    "SUBAGENT_STOP": "hookagent.hooks._points",
+    "TASK_COMPLETED": "hookagent.hooks._points",
+    "TASK_CREATED": "hookagent.hooks._points",
+    "ELICITATION": "hookagent.hooks._points",
+    "ELICITATION_RESULT": "hookagent.hooks._points",
+    "TOOL_REFUSED": "hookagent.hooks._points",
+    "USER_PROMPT": "hookagent.hooks._points",
+    "HookPoint": "hookagent.hooks._points",
+    "HookResult": "hookagent.hooks._result",
+    "Answer": "hookagent.kernel._approval",
+    "Question": "hookagent.kernel._approval",
+    "MetadataKey": "hookagent.kernel._metadata",
+    "DecisionLog": "hookagent.kernel._result",
+    "RunResult": "hookagent.kernel._result",
+    "RunState": "hookagent.kernel._state",
+    "DecisionMade": "hookagent.live._events",
+    "ModelReplied": "hookagent.live._events",
+    "RunFinished": "hookagent.live._events",
+    "StepFinished": "hookagent.live._events",
+    "StepStarted": "hookagent.live._events",
+    "StreamEvent": "hookagent.live._events",
+    "ToolFinished": "hookagent.live._events",
+    "ToolStarted": "hookagent.live._events",
+    "RunView": "hookagent.kernel._view",
+    "AssistantMessage": "hookagent._messages",
+    "SystemMessage": "hookagent._messages",
+    "ToolCall": "hookagent._messages",
+    "ToolResultMessage": "hookagent._messages",
+    "ImagePart": "hookagent._messages",
+    "UserMessage": "hookagent._messages",
+    "Model": "hookagent.models._base",
+    "ModelRequest": "hookagent.models._base",
+    "ModelResponse": "hookagent.models._base",
+    "OutputSpec": "hookagent.models._base",
+    "ReasoningDelta": "hookagent.models._base",
+    "StreamingModel": "hookagent.models._base",
+    "TextDelta": "hookagent.models._base",
+    "ToolCallDelta": "hookagent.models._base",
+    "ToolSpec": "hookagent.models._base",
+    "ToolTraits": "hookagent.tools._traits",
+    "ErrorPolicy": "hookagent.policies._error_policy",
+    "StepLimit": "hookagent.policies._limits",
+    "TimeLimit": "hookagent.policies._limits",
+    "TokenLimit": "hookagent.policies._limits",
+    "ToolCallPresence": "hookagent.policies._limits",
+    "Reconciled": "hookagent.tools._base",
+    "Reconciles": "hookagent.tools._base",
+    "Tool": "hookagent.tools._base",
+    "ToolContext": "hookagent.tools._base",
+    "ToolResult": "hookagent.tools._base",
+    "FunctionTool": "hookagent.tools._function",
+    "tool": "hookagent.tools._function",
+    "Usage": "hookagent._usage",
 }
 """Where each public name lives."""
 

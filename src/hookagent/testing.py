@@ -4,8 +4,8 @@ Drive the real kernel with a `ScriptedModel` (strict) or a `FunctionModel`, and 
 run's decisions.
 """
 
-from hookagent.kernel.approval import Answer, Question
-from hookagent.models.scripted import (
+from hookagent.kernel._approval import Answer, Question
+from hookagent.models._scripted import (
     FunctionModel,
     RecordedCall,
     ScriptedModel,

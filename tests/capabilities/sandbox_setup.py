@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 
 from debian_packages import NotInstalled, apt_install
-from hookagent.capabilities.bash.sandbox import probe_bwrap
+from hookagent.capabilities.bash._sandbox import probe_bwrap
 
 _path: str | None = None
 _reason = ""

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._errors import ConfigError
 from hookagent.capabilities.approvals import (
     HOOK_ID,
     OPTIONS,
@@ -25,7 +26,6 @@ from hookagent.capabilities.approvals import (
     suggest_rules,
     summarize_call,
 )
-from hookagent.errors import ConfigError
 from hookagent.testing import ScriptedModel, reply, turn
 
 # -- rules by calls → decision -----------------------------------------------------------------

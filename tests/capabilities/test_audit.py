@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import hookagent as h
 from hookagent.capabilities.audit import ZERO_HASH, AuditTrail, verify
-from hookagent.capabilities.audit.chain import ChainWriter, canonical, digest, seal
-from hookagent.capabilities.audit.describe import plain
+from hookagent.capabilities.audit._chain import ChainWriter, canonical, digest, seal
+from hookagent.capabilities.audit._describe import plain
 from hookagent.testing import Answer, FunctionModel, ScriptedModel, reply, tool_call
 
 

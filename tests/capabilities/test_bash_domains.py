@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hookagent._errors import ConfigError
 from hookagent.capabilities.bash import Bash
-from hookagent.capabilities.bash.domains import DomainPattern, DomainRules
-from hookagent.capabilities.bash.proxy_http import parse_request
-from hookagent.capabilities.bash.sandbox import SandboxProfile
-from hookagent.capabilities.bash.tighten import SandboxArgs, tighten
-from hookagent.errors import ConfigError
+from hookagent.capabilities.bash._domains import DomainPattern, DomainRules
+from hookagent.capabilities.bash._proxy_http import parse_request
+from hookagent.capabilities.bash._sandbox import SandboxProfile
+from hookagent.capabilities.bash._tighten import SandboxArgs, tighten
 
 
 @pytest.mark.parametrize(
@@ -238,7 +238,7 @@ def test_managed_domains_only_keeps_the_managed_files_domains(tmp_path: Path) ->
     managed = settings(
         tmp_path / "managed", {"allowedDomains": ["corp.test"], "allowManagedDomainsOnly": True}
     )
-    from hookagent.capabilities.bash.settings import read_sandbox_settings
+    from hookagent.capabilities.bash._settings import read_sandbox_settings
 
     found = read_sandbox_settings(
         [(tmp_path / "project" / ".claude" / "settings.json", "project"), (managed, "managed")],

@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._messages import ToolCall
 from hookagent.capabilities.bash import Bash, BashPolicy
-from hookagent.capabilities.bash import tool as tool_module
-from hookagent.capabilities.bash.persistent import CommandServer
-from hookagent.capabilities.bash.tool import BashTool
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
+from hookagent.capabilities.bash import _tool as tool_module
+from hookagent.capabilities.bash._persistent import CommandServer
+from hookagent.capabilities.bash._tool import BashTool
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 from hookagent.testing import ScriptedModel, reply, tool_call
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.tools._base import ToolContext, ToolResult
 
 FAST = BashPolicy(kill_grace_s=0.2)
 COMMS = "cat /proc/[0-9]*/comm"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from hookagent._errors import ConfigError
 from hookagent.capabilities.bash import DEFAULT_DENY, BashPolicy, DenyRule
-from hookagent.capabilities.bash.env import command_env
-from hookagent.errors import ConfigError
+from hookagent.capabilities.bash._env import command_env
 
 
 def test_defaults_follow_the_reference() -> None:

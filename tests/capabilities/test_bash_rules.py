@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._errors import ConfigError
 from hookagent.capabilities.bash import (
     DEFAULT_DENY,
     Bash,
@@ -17,8 +18,7 @@ from hookagent.capabilities.bash import (
     SimpleCommand,
     parse_command,
 )
-from hookagent.capabilities.bash.rules import find_violation
-from hookagent.errors import ConfigError
+from hookagent.capabilities.bash._rules import find_violation
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 BLOCKED = {

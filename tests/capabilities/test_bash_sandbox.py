@@ -24,12 +24,13 @@ from typing import Any
 
 import pytest
 
-from hookagent.capabilities.bash import Bash, BashPolicy, seccomp
-from hookagent.capabilities.bash.sandbox import NetworkMode
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent._messages import ToolCall
+from hookagent.capabilities.bash import Bash, BashPolicy
+from hookagent.capabilities.bash import _seccomp as seccomp
+from hookagent.capabilities.bash._sandbox import NetworkMode
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 SECRET = "sentinel-7f3a"
 FAST = BashPolicy(kill_grace_s=0.2)

@@ -12,7 +12,7 @@ import pytest
 import hookagent as h
 from hookagent.capabilities.audit import AuditTrail
 from hookagent.capabilities.bash import Bash, BashPolicy
-from hookagent.kernel.records import ToolExecution
+from hookagent.kernel._records import ToolExecution
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 FAST = BashPolicy(kill_grace_s=0.2)

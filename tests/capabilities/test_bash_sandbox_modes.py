@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from hookagent.capabilities.bash import Bash, BashPolicy, sandbox_config
-from hookagent.capabilities.bash.sandbox import Probe
-from hookagent.errors import ConfigError
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent._errors import ConfigError
+from hookagent._messages import ToolCall
+from hookagent.capabilities.bash import Bash, BashPolicy
+from hookagent.capabilities.bash import _sandbox_config as sandbox_config
+from hookagent.capabilities.bash._sandbox import Probe
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 NONE_HERE = Probe(None, "bwrap (bubblewrap) is not installed")
 

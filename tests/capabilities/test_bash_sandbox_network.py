@@ -21,8 +21,8 @@ import pytest
 import hookagent as h
 from hookagent.capabilities.audit import AuditTrail
 from hookagent.capabilities.bash import Bash, BashPolicy
-from hookagent.capabilities.bash.refusals import METADATA_KEY
-from hookagent.cli.render import decision_line, is_shown
+from hookagent.capabilities.bash._refusals import METADATA_KEY
+from hookagent.cli._render import decision_line, is_shown
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 FAST = BashPolicy(kill_grace_s=0.2)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from hookagent._errors import ConfigError
 from hookagent.capabilities.bash import Bash
-from hookagent.errors import ConfigError
 
 
 def settings(folder: Path, sandbox: Any, name: str = "settings.json") -> Path:

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.canonical import call_key
+from hookagent._canonical import call_key
+from hookagent._messages import ToolCall
 from hookagent.capabilities.bash import Bash, BashPolicy
-from hookagent.capabilities.bash.tool import ENV_FILE_KEY
-from hookagent.durable import codec
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
+from hookagent.capabilities.bash._tool import ENV_FILE_KEY
+from hookagent.durable import _codec as codec
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 from hookagent.testing import ScriptedModel, reply, tool_call
-from hookagent.tools.base import Tool, ToolContext, ToolResult
+from hookagent.tools._base import Tool, ToolContext, ToolResult
 
 FAST = BashPolicy(kill_grace_s=0.2)
 

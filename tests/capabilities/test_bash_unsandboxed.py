@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._errors import ConfigError
 from hookagent.capabilities.approvals import AUTO_ALLOWED, HOOK_ID, Approvals, Rule
 from hookagent.capabilities.bash import Bash, BashPolicy
-from hookagent.errors import ConfigError
-from hookagent.kernel.records import ToolExecution
+from hookagent.kernel._records import ToolExecution
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 FAST = BashPolicy(kill_grace_s=0.2)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import hookagent as h
+from hookagent._frontmatter import read_front_matter
 from hookagent.capabilities.skills import SkillLibrary
 from hookagent.capabilities.subagents import AgentRegistry, Subagents
-from hookagent.frontmatter import read_front_matter
 from hookagent.testing import FunctionModel, ScriptedModel
 
 REAL = Path(__file__).parent.parent / "fixtures" / "claude_real"

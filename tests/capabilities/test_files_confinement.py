@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from hookagent.capabilities.files import FileTools, paths
-from hookagent.capabilities.files.grep_ripgrep import find_rg
-from hookagent.capabilities.files.paths import PathError, Root, open_regular
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent._messages import ToolCall
+from hookagent.capabilities.files import FileTools
+from hookagent.capabilities.files import _paths as paths
+from hookagent.capabilities.files._grep_ripgrep import find_rg
+from hookagent.capabilities.files._paths import PathError, Root, open_regular
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 SECRET = "top secret"
 

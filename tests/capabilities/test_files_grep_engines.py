@@ -12,13 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookagent.capabilities.files import FileTools, grep_ripgrep
-from hookagent.capabilities.files.grep_ripgrep import find_rg
-from hookagent.errors import ConfigError
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent._errors import ConfigError
+from hookagent._messages import ToolCall
+from hookagent.capabilities.files import FileTools
+from hookagent.capabilities.files import _grep_ripgrep as grep_ripgrep
+from hookagent.capabilities.files._grep_ripgrep import find_rg
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 needs_rg = pytest.mark.skipif(find_rg() is None, reason="ripgrep is not installed")
 ENGINES = [pytest.param("ripgrep", marks=needs_rg), "python"]

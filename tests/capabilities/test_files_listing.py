@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hookagent._messages import ToolCall
 from hookagent.capabilities.files import FileTools
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 
 async def ls(root: Path, **args: Any) -> ToolResult:

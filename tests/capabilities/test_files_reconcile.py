@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 import hookagent as h
 from hookagent.capabilities.files import FileTools
-from hookagent.capabilities.files.edits import EditArgs, apply_edit
-from hookagent.capabilities.files.paths import PathError
-from hookagent.capabilities.files.reconcile import edit_state
+from hookagent.capabilities.files._edits import EditArgs, apply_edit
+from hookagent.capabilities.files._paths import PathError
+from hookagent.capabilities.files._reconcile import edit_state
 from hookagent.store import MemoryStore
-from hookagent.store.records import Flush
+from hookagent.store._records import Flush
 from hookagent.testing import ScriptedModel, reply, turn
-from hookagent.tools.base import Reconciled, Reconciles
+from hookagent.tools._base import Reconciled, Reconciles
 
 
 def reconcile(root: Path, name: str, **args: Any) -> Reconciled:

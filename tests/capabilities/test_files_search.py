@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from hookagent._messages import ToolCall
 from hookagent.capabilities.files import FileTools
-from hookagent.capabilities.files.grep_ripgrep import find_rg
-from hookagent.capabilities.files.walk import compile_glob, literal_prefix
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent.capabilities.files._grep_ripgrep import find_rg
+from hookagent.capabilities.files._walk import compile_glob, literal_prefix
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 
 async def call(root: Path, name: str, args: dict[str, Any]) -> ToolResult:

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from hookagent.capabilities.files import FileTools, write
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall
-from hookagent.tools.base import ToolContext, ToolResult
+from hookagent._messages import ToolCall
+from hookagent.capabilities.files import FileTools
+from hookagent.capabilities.files import _write as write
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolContext, ToolResult
 
 
 async def call(root: Path, name: str, **args: Any) -> ToolResult:

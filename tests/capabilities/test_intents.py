@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._errors import ConfigError
 from hookagent.capabilities.files import FileTools
 from hookagent.capabilities.intents import (
     ACTIVE_INTENT,
@@ -21,10 +22,9 @@ from hookagent.capabilities.intents import (
     parse_intents,
     render_context,
 )
-from hookagent.capabilities.intents import checks as intent_checks
-from hookagent.capabilities.intents.checks import ToolSet
-from hookagent.errors import ConfigError
-from hookagent.models.base import ModelRequest, ModelResponse
+from hookagent.capabilities.intents import _checks as intent_checks
+from hookagent.capabilities.intents._checks import ToolSet
+from hookagent.models._base import ModelRequest, ModelResponse
 from hookagent.testing import FunctionModel, reply, tool_call
 
 INTENTS = """\

@@ -23,13 +23,13 @@ import pytest
 import pytest_asyncio
 
 import hookagent as h
+from hookagent._messages import ToolCall, ToolResultMessage
 from hookagent.capabilities.mcp import MCP, HttpServer, MCPTool, StdioServer
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.messages import ToolCall, ToolResultMessage
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 from hookagent.spill import INHERIT
 from hookagent.testing import ScriptedModel, reply, tool_call, turn
-from hookagent.tools.base import ToolContext
+from hookagent.tools._base import ToolContext
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

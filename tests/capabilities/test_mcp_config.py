@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import hookagent as h
 from hookagent.capabilities.mcp import MCP, HttpServer, StdioServer
-from hookagent.capabilities.mcp.claude_config import load_claude_config
-from hookagent.mcp_client.config import sanitise, tool_name
+from hookagent.capabilities.mcp._claude_config import load_claude_config
+from hookagent.mcp_client._config import sanitise, tool_name
 
 
 def test_names_are_sanitised_to_what_providers_and_matchers_accept() -> None:

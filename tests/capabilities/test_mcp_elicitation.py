@@ -15,9 +15,9 @@ import pytest_asyncio
 
 import hookagent as h
 from hookagent.capabilities.mcp import MCP, StdioServer
-from hookagent.hooks.events import ElicitationEvent
-from hookagent.hooks.points import ELICITATION, ELICITATION_RESULT
-from hookagent.kernel.approval import Answer, Question
+from hookagent.hooks._events import ElicitationEvent
+from hookagent.hooks._points import ELICITATION, ELICITATION_RESULT
+from hookagent.kernel._approval import Answer, Question
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))

@@ -12,7 +12,7 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.mcp import HttpServer, StdioServer
-from hookagent.capabilities.mcp.claude_config import load_mcp_configs
+from hookagent.capabilities.mcp._claude_config import load_mcp_configs
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "mcp_json"
 FILES = sorted(FIXTURES.rglob(".mcp.json"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mcp import types
 
-from hookagent.capabilities.mcp.tool import to_tool_result
-from hookagent.messages import ImagePart
+from hookagent._messages import ImagePart
+from hookagent.capabilities.mcp._tool import to_tool_result
 
 
 def result(*blocks: types.ContentBlock, **fields: object) -> types.CallToolResult:

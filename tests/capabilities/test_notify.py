@@ -13,9 +13,9 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.notify import Notify
-from hookagent.capabilities.notify.payload import inbox_link
-from hookagent.durable import sessions
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.capabilities.notify._payload import inbox_link
+from hookagent.durable import _sessions as sessions
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
 
 from .webhook_server import webhook
@@ -192,7 +192,7 @@ async def test_text_escapes_what_slack_would_read_as_markup() -> None:
 
 
 def test_the_link_leads_to_the_question_card_on_the_inbox_page() -> None:
-    pages = pytest.importorskip("hookagent.server.pages")
+    pages = pytest.importorskip("hookagent.server._pages")
     item = {"id": "765bf8b2f9e9", "run_id": "r1", "session_id": "s1", "args": {}}
     page = pages.inbox_page([item], csrf="c", who="alice", can_answer=False, message=None)
     link = inbox_link(INBOX, "765bf8b2f9e9")

@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import hookagent as h
+from hookagent._errors import ConfigError
 from hookagent.capabilities.notify import Delivery, Notify, Retry, check_url
-from hookagent.capabilities.notify.delivery import post, shown
-from hookagent.errors import ConfigError
+from hookagent.capabilities.notify._delivery import post, shown
 
 from .test_notify import builder, deploying
 from .webhook_server import webhook

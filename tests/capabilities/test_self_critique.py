@@ -10,7 +10,7 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.critique import SELF_CRITIC, SYSTEM_PROMPT, SelfCritique
-from hookagent.capabilities.critique.critic import clip, parse_verdict
+from hookagent.capabilities.critique._critic import clip, parse_verdict
 from hookagent.capabilities.planning import TASKS, TaskPlanning
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call, turn
 

@@ -13,7 +13,7 @@ import pytest
 import hookagent as h
 from hookagent.capabilities.planning import TaskPlanning
 from hookagent.capabilities.skills import SKILLS_TAG, SkillLibrary, Skills, parse_skill
-from hookagent.models.base import ModelRequest
+from hookagent.models._base import ModelRequest
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 import hookagent as h
 from hookagent.capabilities.structured_output import STRUCTURED_OUTPUT, StructuredOutput
-from hookagent.capabilities.structured_output.schema import OutputSchema, is_strict
+from hookagent.capabilities.structured_output._schema import OutputSchema, is_strict
 from hookagent.testing import FunctionModel, ScriptedModel, reply, turn
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import hookagent as h
 from hookagent.capabilities.subagents import DEPTH, AgentRegistry, AgentSpec, Subagents
-from hookagent.hooks.hook import match
+from hookagent.hooks._hook import match
 from hookagent.testing import FunctionModel, ScriptedModel
 
 REVIEWER = AgentSpec(

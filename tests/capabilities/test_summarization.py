@@ -12,6 +12,13 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from hookagent.capabilities.summarization import (
     BOUNDARY,
     COMPACTIONS,
@@ -22,17 +29,10 @@ from hookagent.capabilities.summarization import (
     Ledger,
     Summarization,
 )
-from hookagent.capabilities.summarization.prompt import INSTRUCTION
-from hookagent.durable.codec import dump_field, load_field
-from hookagent.kernel.view import ListView
-from hookagent.messages import (
-    AssistantMessage,
-    Message,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
-from hookagent.models.incremental import SeenPrefix
+from hookagent.capabilities.summarization._prompt import INSTRUCTION
+from hookagent.durable._codec import dump_field, load_field
+from hookagent.kernel._view import ListView
+from hookagent.models._incremental import SeenPrefix
 from hookagent.testing import FunctionModel
 
 # -- helpers --------------------------------------------------------------------------

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent._messages import ToolResultMessage
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.gate import ToolGate
-from hookagent.messages import ToolResultMessage
-from hookagent.models.base import ModelRequest
+from hookagent.models._base import ModelRequest
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 from .hookscripts import settings
@@ -155,11 +155,11 @@ async def test_a_tool_gate_runs_agent_handlers_with_its_own_checker(tmp_path: Pa
 async def test_agent_handlers_of_hooks_no_agent_or_gate_installed_fail_as_the_handler_says(
     tmp_path: Path,
 ) -> None:
-    from hookagent.claude.bridge import ClaudeHooks
-    from hookagent.claude.sources import discover
-    from hookagent.hooks.registry import HookRegistry
-    from hookagent.kernel.dispatch import Dispatcher
-    from hookagent.kernel.state import RunState
+    from hookagent.claude._bridge import ClaudeHooks
+    from hookagent.claude._sources import discover
+    from hookagent.hooks._registry import HookRegistry
+    from hookagent.kernel._dispatch import Dispatcher
+    from hookagent.kernel._state import RunState
 
     judge = checker(reads="POLICY.md", answer={"ok": True, "reason": "fine"}, seen=[])
     options = ClaudeHookOptions(project_dir=str(tmp_path), prompt_model=judge)

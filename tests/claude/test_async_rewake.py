@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.claude.sources import discover
-from hookagent.models.base import ModelRequest
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.claude._sources import discover
+from hookagent.models._base import ModelRequest
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 from .hookscripts import group, script, settings
@@ -59,7 +59,7 @@ def plugin(tmp_path: Path, mode: str) -> Path:
 def build(tmp_path: Path, model: Any, root: Path) -> h.Agent:
     loaded = discover(tmp_path, plugin_dirs=[root], include_standard=False)
     options = ClaudeHookOptions(project_dir=str(tmp_path))
-    from hookagent.claude.bridge import ClaudeHooks
+    from hookagent.claude._bridge import ClaudeHooks
 
     hooks = ClaudeHooks(loaded, options)
     return h.AgentBuilder().model(model).tools(Bash).with_(hooks).build()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 pytestmark = pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")

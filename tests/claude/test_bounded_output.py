@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.model import HandlerSpec, ProcessOutcome, SettingsSource
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.claude.output import read_verdict
-from hookagent.claude.runner import run_handler
+from hookagent.claude._model import HandlerSpec, ProcessOutcome, SettingsSource
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.claude._output import read_verdict
+from hookagent.claude._runner import run_handler
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import group, script, settings

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import RECORD_STDIN, group, script, settings
@@ -298,8 +298,8 @@ async def test_managed_hooks_run_in_the_policy_tier(tmp_path: Path) -> None:
     managed.mkdir()
     cmd = script(tmp_path, "deny_all", "print('managed says no', file=sys.stderr); sys.exit(2)\n")
     settings(managed, {"PreToolUse": [group(cmd)]}, name="managed-settings.json")
-    from hookagent.claude.bridge import ClaudeHooks
-    from hookagent.claude.sources import discover
+    from hookagent.claude._bridge import ClaudeHooks
+    from hookagent.claude._sources import discover
 
     loaded = discover(tmp_path, home=tmp_path / "home", managed_dir=managed)
     hooks = list(ClaudeHooks(loaded, ClaudeHookOptions(project_dir=str(tmp_path))).hooks())

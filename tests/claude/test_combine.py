@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookagent.claude.combine import RANK, combine
-from hookagent.claude.model import Combined, Decision, HandlerSpec, HandlerVerdict, SettingsSource
-from hookagent.claude.output import read_verdict
-from hookagent.claude.runner import run_all
+from hookagent.claude._combine import RANK, combine
+from hookagent.claude._model import Combined, Decision, HandlerSpec, HandlerVerdict, SettingsSource
+from hookagent.claude._output import read_verdict
+from hookagent.claude._runner import run_all
 
 SCRIPTS = Path(__file__).parent / "scripts"
 PY = shlex.quote(sys.executable)

@@ -18,8 +18,8 @@ import pytest
 import hookagent as h
 from hookagent.capabilities.skills import Skills
 from hookagent.capabilities.subagents import AgentRegistry, Subagents
-from hookagent.claude.component_hooks import LOADED_SKILLS_KEY
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._component_hooks import LOADED_SKILLS_KEY
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import script
@@ -332,7 +332,7 @@ async def test_a_skills_async_rewake_stop_hook_wakes_the_model(tmp_path: Path) -
 
 
 async def test_a_resumed_run_keeps_the_skills_it_had_loaded(tmp_path: Path) -> None:
-    from hookagent.durable.answers import answer_json
+    from hookagent.durable._answers import answer_json
     from hookagent.store import MemoryStore
 
     blocker = script(tmp_path, "block", BLOCK.replace("; ", "\n"))
@@ -372,7 +372,7 @@ async def test_a_resumed_run_keeps_the_skills_it_had_loaded(tmp_path: Path) -> N
 
 
 async def test_a_subagents_prompt_hook_is_judged_by_the_agents_own_model(tmp_path: Path) -> None:
-    from hookagent.models.base import ModelRequest
+    from hookagent.models._base import ModelRequest
     from hookagent.testing import FunctionModel
 
     folder = tmp_path / "agents"

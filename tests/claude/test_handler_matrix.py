@@ -32,11 +32,11 @@ from hookagent.capabilities.mcp import MCP, StdioServer
 from hookagent.capabilities.planning import TaskPlanning
 from hookagent.capabilities.subagents import AgentRegistry, AgentSpec, Subagents
 from hookagent.capabilities.summarization import Summarization
-from hookagent.claude.commands import Expansion, command_from_file, expand
-from hookagent.claude.events import FIRED
-from hookagent.claude.instructions import InstructionFile, load_instructions
-from hookagent.claude.model import RUN_TYPES
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._commands import Expansion, command_from_file, expand
+from hookagent.claude._events import FIRED
+from hookagent.claude._instructions import InstructionFile, load_instructions
+from hookagent.claude._model import RUN_TYPES
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 from .hookscripts import RECORD_STDIN, script, settings

@@ -12,9 +12,9 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.skills import Skills
-from hookagent.claude.component_hooks import LOADED_SKILLS_KEY
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.models.base import ModelRequest
+from hookagent.claude._component_hooks import LOADED_SKILLS_KEY
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.models._base import ModelRequest
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 

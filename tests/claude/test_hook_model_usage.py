@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.models.prices import Price
-from hookagent.policies.cost import COST_HOOK_CALLS, COST_USD, CostLimit
+from hookagent._usage import Usage
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.models._prices import Price
+from hookagent.policies._cost import COST_HOOK_CALLS, COST_USD, CostLimit
 from hookagent.testing import ScriptedModel, reply, tool_call
-from hookagent.usage import Usage
 
 from .hookscripts import settings
 

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.http_hook import run_http
-from hookagent.claude.http_policy import url_allowed
-from hookagent.claude.model import HandlerSpec, SettingsSource
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.claude.output import read_verdict
+from hookagent.claude._http_hook import run_http
+from hookagent.claude._http_policy import url_allowed
+from hookagent.claude._model import HandlerSpec, SettingsSource
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.claude._output import read_verdict
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import settings

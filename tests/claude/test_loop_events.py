@@ -16,9 +16,9 @@ import pytest
 import hookagent as h
 from hookagent.capabilities.approvals import Approvals, Rule
 from hookagent.capabilities.planning import TASKS, TaskPlanning
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.claude.translate import RETRY_NOTE
-from hookagent.durable.answers import answer_json
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.claude._translate import RETRY_NOTE
+from hookagent.durable._answers import answer_json
 from hookagent.store import MemoryStore
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call, turn
 

@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from hookagent.claude.matchers import (
+from hookagent.claude._matchers import (
     SUBAGENT_ALIASES,
     ClaudeMatcher,
     compile_claude_matcher,
     translate_js_regex,
 )
-from hookagent.hooks.matchers import Matcher
+from hookagent.hooks._matchers import Matcher
 
 
 def compiled(text: str, event: str = "PreToolUse") -> ClaudeMatcher:

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import hookagent as h
+from hookagent._errors import ConfigError
 from hookagent.capabilities.mcp import StdioServer
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.errors import ConfigError
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import settings

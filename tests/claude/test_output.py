@@ -16,15 +16,15 @@ from typing import Any, Literal
 
 import pytest
 
-from hookagent.claude.model import (
+from hookagent.claude._model import (
     Decision,
     HandlerSpec,
     HandlerVerdict,
     ProcessOutcome,
     SettingsSource,
 )
-from hookagent.claude.output import read_verdict
-from hookagent.claude.runner import run_handler
+from hookagent.claude._output import read_verdict
+from hookagent.claude._runner import run_handler
 
 SCRIPTS = Path(__file__).parent / "scripts"
 PY = shlex.quote(sys.executable)

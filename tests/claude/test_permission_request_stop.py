@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import group, script, settings

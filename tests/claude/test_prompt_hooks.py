@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.messages import AssistantMessage
-from hookagent.models.base import ModelRequest
+from hookagent._messages import AssistantMessage
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.models._base import ModelRequest
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 from .hookscripts import settings

@@ -26,9 +26,9 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.approvals import Approvals, Rule
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.claude.sources import discover
-from hookagent.models.base import ModelRequest
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.claude._sources import discover
+from hookagent.models._base import ModelRequest
 from hookagent.testing import FunctionModel, ScriptedModel, reply, tool_call
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hookagent.claude.rules import FILE_TOOLS, PermissionRule, compile_rule, split_bash_command
+from hookagent.claude._rules import FILE_TOOLS, PermissionRule, compile_rule, split_bash_command
 
 CWD = "/work/project"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from hookagent.claude.model import HandlerSpec, ProcessOutcome, SettingsSource
-from hookagent.claude.runner import STDERR_KEEP, default_timeout, run_all, run_handler
+from hookagent.claude._model import HandlerSpec, ProcessOutcome, SettingsSource
+from hookagent.claude._runner import STDERR_KEEP, default_timeout, run_all, run_handler
 
 SCRIPTS = Path(__file__).parent / "scripts"
 PY = shlex.quote(sys.executable)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from hookagent.claude.model import HandlerSpec, SettingsSource
-from hookagent.claude.settings import FileSettings, load_file, parse_settings
-from hookagent.errors import ConfigError
+from hookagent._errors import ConfigError
+from hookagent.claude._model import HandlerSpec, SettingsSource
+from hookagent.claude._settings import FileSettings, load_file, parse_settings
 
 
 def write(path: Path, data: Any) -> Path:

@@ -13,7 +13,7 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.bash import Bash
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import RECORD_STDIN, group, script, settings

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookagent.claude.model import LoadedSettings, SettingsSource, SourceKind
-from hookagent.claude.settings import FileSettings, load_file, parse_settings
-from hookagent.claude.sources import discover, merge, standard_locations
-from hookagent.errors import ConfigError
+from hookagent._errors import ConfigError
+from hookagent.claude._model import LoadedSettings, SettingsSource, SourceKind
+from hookagent.claude._settings import FileSettings, load_file, parse_settings
+from hookagent.claude._sources import discover, merge, standard_locations
 
 
 def write(path: Path, data: Any) -> Path:

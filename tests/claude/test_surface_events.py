@@ -16,18 +16,18 @@ from typing import Any
 
 import pytest
 
-from hookagent.capabilities.bash.tool import ENV_FILE_KEY
-from hookagent.claude.bridge import ClaudeHooks
-from hookagent.claude.options import ClaudeHookOptions
-from hookagent.claude.sources import discover
-from hookagent.hooks.events import (
+from hookagent.capabilities.bash._tool import ENV_FILE_KEY
+from hookagent.claude._bridge import ClaudeHooks
+from hookagent.claude._options import ClaudeHookOptions
+from hookagent.claude._sources import discover
+from hookagent.hooks._events import (
     CompactEvent,
     NotificationEvent,
     PermissionEvent,
     RunEvent,
     SubagentEvent,
 )
-from hookagent.hooks.points import (
+from hookagent.hooks._points import (
     AFTER_COMPACT,
     BEFORE_COMPACT,
     NOTIFICATION,
@@ -38,11 +38,11 @@ from hookagent.hooks.points import (
     SUBAGENT_STOP,
     HookPoint,
 )
-from hookagent.hooks.registry import HookRegistry
-from hookagent.kernel.approval import Question
-from hookagent.kernel.dispatch import Dispatcher
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
+from hookagent.hooks._registry import HookRegistry
+from hookagent.kernel._approval import Question
+from hookagent.kernel._dispatch import Dispatcher
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 
 from .hookscripts import RECORD_STDIN, group, script, settings
 

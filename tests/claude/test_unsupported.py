@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.bridge import NOT_RUN_KEY
+from hookagent.claude._bridge import NOT_RUN_KEY
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from .hookscripts import settings

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.claude.commands import expand, find_command, load_commands
-from hookagent.errors import ConfigError
+from hookagent._errors import ConfigError
+from hookagent.claude._commands import expand, find_command, load_commands
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -100,7 +100,7 @@ def test_an_unknown_command_names_the_closest() -> None:
 
 
 def test_skills_are_commands_and_replace_a_command_of_their_name(tmp_path: Path) -> None:
-    from hookagent.sessions.project_files import load_project
+    from hookagent.sessions._project_files import load_project
 
     home, project = tmp_path / "home", tmp_path / "app"
     command_file(project / ".claude" / "commands", "deploy", "the command")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.claude.instructions import MAX_IMPORT_DEPTH, imports_of, load_instructions
-from hookagent.claude.path_rules import glob_regex
+from hookagent.claude._instructions import MAX_IMPORT_DEPTH, imports_of, load_instructions
+from hookagent.claude._path_rules import glob_regex
 
 
 def write(path: Path, text: str) -> Path:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.claude.plugin import load_plugin
-from hookagent.claude.sources import discover
-from hookagent.errors import ConfigError
+from hookagent._errors import ConfigError
+from hookagent.claude._plugin import load_plugin
+from hookagent.claude._sources import discover
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.errors import ConfigError
-from hookagent.sessions.project_files import load_project
+from hookagent._errors import ConfigError
+from hookagent.sessions._project_files import load_project
 
 
 def settings(folder: Path, data: object, name: str = "settings.json") -> Path:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from hookagent.capabilities.audit.chain import ChainWriter
-from hookagent.cli.app import app
+from hookagent.capabilities.audit._chain import ChainWriter
+from hookagent.cli._app import app
 
 from .run_cli import hookagent
 

@@ -32,7 +32,7 @@ Be careful.
 PLUGIN = """
 import hookagent as h
 from hookagent.capabilities.skills import Skills
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._options import ClaudeHookOptions
 
 def configure(builder):
     @h.tool

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.capabilities.bash.sandbox import probe_bwrap
+from hookagent.capabilities.bash._sandbox import probe_bwrap
 
 from .run_cli import hookagent
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from hookagent import AgentBuilder, ConfigError, Decision, Vote
-from hookagent.cli.render import is_shown
-from hookagent.sessions.plugins import apply_plugins, load_plugin
+from hookagent.cli._render import is_shown
+from hookagent.sessions._plugins import apply_plugins, load_plugin
 
 from .run_cli import hookagent
 

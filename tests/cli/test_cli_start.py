@@ -14,11 +14,11 @@ from typing import Final
 import pytest
 
 HEAVY: Final = (
-    "hookagent.agent",
-    "hookagent.builder",
-    "hookagent.kernel.loop",
-    "hookagent.claude.bridge",
-    "hookagent.store.base",
+    "hookagent._agent",
+    "hookagent._builder",
+    "hookagent.kernel._loop",
+    "hookagent.claude._bridge",
+    "hookagent.store._base",
     "mcp",
     "httpx",
     "httpx2",
@@ -28,19 +28,19 @@ HEAVY: Final = (
 LIGHT: Final = frozenset(
     {
         "hookagent",
-        "hookagent.errors",
-        "hookagent.lazy",
-        "hookagent.remedies",
+        "hookagent._errors",
+        "hookagent._lazy",
+        "hookagent._remedies",
         # what a run's options are, shared with `hookagent serve` (their imports are lazy)
         "hookagent.sessions",
-        "hookagent.sessions.agent_spec",
-        "hookagent.sessions.mcp_servers",
-        "hookagent.sessions.model_aliases",
-        "hookagent.sessions.plugins",
-        "hookagent.sessions.prices",
-        "hookagent.sessions.records_json",
-        "hookagent.sessions.settings_files",
-        "hookagent.sessions.validate",
+        "hookagent.sessions._agent_spec",
+        "hookagent.sessions._mcp_servers",
+        "hookagent.sessions._model_aliases",
+        "hookagent.sessions._plugins",
+        "hookagent.sessions._prices",
+        "hookagent.sessions._records_json",
+        "hookagent.sessions._settings_files",
+        "hookagent.sessions._validate",
     }
 )
 """The modules of hookagent outside `hookagent.cli` that help may load."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from hookagent.cli.demo import SCENARIOS, run_demo
+from hookagent.cli._demo import SCENARIOS, run_demo
 
 
 def capture() -> tuple[Console, io.StringIO]:

@@ -20,7 +20,7 @@ PLUGIN = textwrap.dedent(
     import signal
     from pathlib import Path
 
-    from hookagent.store.sqlite import SQLiteStore
+    from hookagent.store._sqlite import SQLiteStore
 
     LOG = Path(__file__).with_name("lines.txt")
     KILL_AT = int(os.environ.get("KILL_AT") or 0)

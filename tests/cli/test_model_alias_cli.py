@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.sessions.agent_spec import RunOptions, from_saved, saved_options
+from hookagent.sessions._agent_spec import RunOptions, from_saved, saved_options
 
 from .run_cli import hookagent
 

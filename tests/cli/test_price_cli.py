@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.errors import ConfigError
-from hookagent.models.prices import Price
-from hookagent.sessions.agent_spec import RunOptions, build_agent, from_saved, saved_options
-from hookagent.sessions.prices import parse_prices
+from hookagent._errors import ConfigError
+from hookagent.models._prices import Price
+from hookagent.sessions._agent_spec import RunOptions, build_agent, from_saved, saved_options
+from hookagent.sessions._prices import parse_prices
 
 from .run_cli import hookagent
 

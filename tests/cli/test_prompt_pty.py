@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.cli.prompt import TerminalApprover
-from hookagent.kernel.approval import Answer, Question
+from hookagent.cli._prompt import TerminalApprover
+from hookagent.kernel._approval import Answer, Question
 
 posix_only = pytest.mark.skipif(
     sys.platform == "win32" or not hasattr(os, "openpty"), reason="needs a POSIX pseudo-terminal"

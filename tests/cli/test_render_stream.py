@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 import hookagent as h
-from hookagent.cli.render import LiveRenderer
+from hookagent.cli._render import LiveRenderer
 
 
 def render(*events: h.StreamEvent) -> str:

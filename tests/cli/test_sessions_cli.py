@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.sessions.agent_spec import RunOptions, from_saved, saved_options
-from hookagent.store.open import open_store
+from hookagent.sessions._agent_spec import RunOptions, from_saved, saved_options
+from hookagent.store._open import open_store
 from hookagent.testing import ScriptedModel, turn
 
 from .run_cli import hookagent

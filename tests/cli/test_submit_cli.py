@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import hookagent as h
-from hookagent.store.open import open_store
+from hookagent.store._open import open_store
 from hookagent.testing import ScriptedModel
 
 from .run_cli import hookagent

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.durable import sessions
-from hookagent.durable.answering import StaleQuestion, answer_question
+from hookagent.durable import _sessions as sessions
+from hookagent.durable._answering import StaleQuestion, answer_question
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import hookagent as h
-from hookagent.durable.answers import answer_json
+from hookagent.durable._answers import answer_json
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 

@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hookagent.durable import codec, errors, folds
-from hookagent.errors import ModelError
-from hookagent.hooks.engine import Folded
-from hookagent.hooks.events import ToolCallEvent
-from hookagent.hooks.points import BEFORE_TOOL
-from hookagent.hooks.result import HookResult
-from hookagent.kernel.view import RunView
-from hookagent.messages import AssistantMessage, ToolCall
-from hookagent.surrogates import replace_escapes
-from hookagent.tools.base import ToolResult
+from hookagent._errors import ModelError
+from hookagent._messages import AssistantMessage, ToolCall
+from hookagent._surrogates import replace_escapes
+from hookagent.durable import _codec as codec
+from hookagent.durable import _errors as errors
+from hookagent.durable import _folds as folds
+from hookagent.hooks._engine import Folded
+from hookagent.hooks._events import ToolCallEvent
+from hookagent.hooks._points import BEFORE_TOOL
+from hookagent.hooks._result import HookResult
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolResult
 
 
 def test_messages_with_lone_surrogates_are_written_with_the_replacement_character() -> None:

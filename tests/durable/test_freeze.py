@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.durable import sessions
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.durable import _sessions as sessions
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
 
 CALLS = 6

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import hookagent as h
-from hookagent.durable import codec
-from hookagent.messages import AssistantMessage, ToolCall
-from hookagent.models.base import ModelRequest, ModelResponse
-from hookagent.store.sqlite import SQLiteStore
+from hookagent._messages import AssistantMessage, ToolCall
+from hookagent.durable import _codec as codec
+from hookagent.models._base import ModelRequest, ModelResponse
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import FunctionModel, ScriptedModel
 
 BAD_NAME = os.fsdecode(b"b\x80d.txt")

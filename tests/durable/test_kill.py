@@ -26,10 +26,10 @@ import pytest
 
 import hookagent as h
 from hookagent.capabilities.bash import Bash
-from hookagent.durable import sessions
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.durable import _sessions as sessions
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
-from hookagent.tools.base import Reconciled
+from hookagent.tools._base import Reconciled
 
 CALLS = 8
 KILLS = int(os.environ.get("HOOKAGENT_KILLS", "24"))

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.durable.answers import answer_json
+from hookagent.durable._answers import answer_json
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 
@@ -113,7 +113,7 @@ async def test_resuming_before_an_answer_is_refused_clearly() -> None:
 async def test_two_workers_racing_for_an_answered_run_one_proceeds(tmp_path: Any) -> None:
     import asyncio
 
-    from hookagent.store.sqlite import SQLiteStore
+    from hookagent.store._sqlite import SQLiteStore
 
     path = tmp_path / "s.db"
     counter, effects = Counter(), []

@@ -13,10 +13,10 @@ from typing import Any, ClassVar
 import pytest
 
 import hookagent as h
-from hookagent.sessions.replay import load_recording, replay
+from hookagent.sessions._replay import load_recording, replay
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
-from hookagent.tools.base import Reconciled
+from hookagent.tools._base import Reconciled
 
 
 class Crash(BaseException):

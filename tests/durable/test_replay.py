@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import hookagent as h
-from hookagent.sessions.replay import load_recording, replay
+from hookagent.sessions._replay import load_recording, replay
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 
@@ -89,7 +89,7 @@ async def test_a_call_let_through_today_that_the_record_blocked_runs_nothing() -
 
 async def test_replay_from_an_audit_trail_reports_the_same_change(tmp_path: Any) -> None:
     from hookagent.capabilities.audit import AuditTrail
-    from hookagent.sessions.replay_audit import recording_from_audit
+    from hookagent.sessions._replay_audit import recording_from_audit
 
     trail = tmp_path / "audit.jsonl"
     builder = h.AgentBuilder().model(script()).tools(bash).with_(AuditTrail(trail))

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.claude.options import ClaudeHookOptions
+from hookagent.claude._options import ClaudeHookOptions
 from hookagent.gate import GateResult, ToolGate
-from hookagent.tools.base import ToolResult
+from hookagent.tools._base import ToolResult
 
 
 def shell(command: str, cwd: str = ".") -> str:

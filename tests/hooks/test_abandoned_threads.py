@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import hookagent as h
+from hookagent._threads import ABANDONED
 from hookagent.testing import ScriptedModel, reply, tool_call
-from hookagent.threads import ABANDONED
 
 SLEEP = 5.0
 TIMEOUT = 0.5

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from hookagent.errors import HookError
-from hookagent.hooks.engine import fold
-from hookagent.hooks.events import (
+from hookagent._errors import HookError
+from hookagent.hooks._engine import fold
+from hookagent.hooks._events import (
     ContinueEvent,
     ErrorEvent,
     NotificationEvent,
@@ -18,8 +18,8 @@ from hookagent.hooks.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from hookagent.hooks.hook import make_hook
-from hookagent.hooks.points import (
+from hookagent.hooks._hook import make_hook
+from hookagent.hooks._points import (
     AFTER_TOOL,
     BEFORE_STEP,
     BEFORE_TOOL,
@@ -29,13 +29,13 @@ from hookagent.hooks.points import (
     SHOULD_CONTINUE,
     HookPoint,
 )
-from hookagent.hooks.registry import HookRegistry
-from hookagent.hooks.result import PROCEED, HookResult
-from hookagent.kernel.approval import Answer, Question
-from hookagent.kernel.dispatch import NO_DECISION, Dispatcher
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.tools.base import ToolResult
+from hookagent.hooks._registry import HookRegistry
+from hookagent.hooks._result import PROCEED, HookResult
+from hookagent.kernel._approval import Answer, Question
+from hookagent.kernel._dispatch import NO_DECISION, Dispatcher
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolResult
 
 
 def tool_call(run: RunView, **args: Any) -> ToolCallEvent:

@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from hookagent.errors import HookError
-from hookagent.hooks.engine import fold
-from hookagent.hooks.events import ContinueEvent, ToolCallEvent, ToolResultEvent
-from hookagent.hooks.hook import make_hook
-from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL, SHOULD_CONTINUE, HookPoint
-from hookagent.hooks.result import HookResult
-from hookagent.hooks.watch import HookWatch
-from hookagent.kernel.view import RunView
-from hookagent.tools.base import ToolResult
+from hookagent._errors import HookError
+from hookagent.hooks._engine import fold
+from hookagent.hooks._events import ContinueEvent, ToolCallEvent, ToolResultEvent
+from hookagent.hooks._hook import make_hook
+from hookagent.hooks._points import AFTER_TOOL, BEFORE_TOOL, SHOULD_CONTINUE, HookPoint
+from hookagent.hooks._result import HookResult
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolResult
 
 TICK_TIMEOUT = 0.05
 """Hook timeout for the hang tests: ten ticks of the `watch` fixture."""

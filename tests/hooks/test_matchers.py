@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from hookagent.errors import ConfigError
-from hookagent.hooks.events import ToolCallEvent
-from hookagent.hooks.matchers import AllOf, AnyOf, Matcher, Not, compile_matcher
-from hookagent.kernel.view import RunView
+from hookagent._errors import ConfigError
+from hookagent.hooks._events import ToolCallEvent
+from hookagent.hooks._matchers import AllOf, AnyOf, Matcher, Not, compile_matcher
+from hookagent.kernel._view import RunView
 
 
 def accepts(spec: Any, subject: str | None, event: Any = None) -> bool:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from hookagent.hooks import points
-from hookagent.hooks.points import ALL_POINTS, POINTS_BY_NAME, HookPoint
-from hookagent.hooks.result import RANK
+from hookagent.hooks import _points as points
+from hookagent.hooks._points import ALL_POINTS, POINTS_BY_NAME, HookPoint
+from hookagent.hooks._result import RANK
 
 NAMES = (
     "execution_start",

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from hookagent.errors import ConfigError, HookagentError, RunError
-from hookagent.hooks.engine import fold
-from hookagent.hooks.events import StepEvent, ToolCallEvent
-from hookagent.hooks.hook import DEFAULT_HOOK_TIMEOUT, Hook, make_hook
-from hookagent.hooks.matchers import AnyOf
-from hookagent.hooks.points import (
+from hookagent._errors import ConfigError, HookagentError, RunError
+from hookagent.hooks._engine import fold
+from hookagent.hooks._events import StepEvent, ToolCallEvent
+from hookagent.hooks._hook import DEFAULT_HOOK_TIMEOUT, Hook, make_hook
+from hookagent.hooks._matchers import AnyOf
+from hookagent.hooks._points import (
     AFTER_TOOL,
     BEFORE_STEP,
     BEFORE_TOOL,
@@ -20,9 +20,9 @@ from hookagent.hooks.points import (
     SHOULD_CONTINUE,
     STOP,
 )
-from hookagent.hooks.registry import HookRegistry
-from hookagent.hooks.result import HookResult
-from hookagent.kernel.view import RunView
+from hookagent.hooks._registry import HookRegistry
+from hookagent.hooks._result import HookResult
+from hookagent.kernel._view import RunView
 
 
 def noop(_event: Any) -> None:

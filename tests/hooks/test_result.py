@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from hookagent.hooks.result import PROCEED, RANK, AskSpec, HookResult
+from hookagent.hooks._result import PROCEED, RANK, AskSpec, HookResult
 
 
 def test_proceed_is_the_shared_empty_result() -> None:

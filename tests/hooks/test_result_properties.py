@@ -25,15 +25,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookagent.hooks.engine import Folded, fold
-from hookagent.hooks.events import ErrorEvent, StopEvent, ToolCallEvent, ToolResultEvent
-from hookagent.hooks.hook import make_hook
-from hookagent.hooks.points import AFTER_TOOL, BEFORE_TOOL, ON_ERROR, STOP, HookPoint
-from hookagent.hooks.registry import HookRegistry
-from hookagent.hooks.result import PROCEED, HookResult
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
-from hookagent.tools.base import ToolResult
+from hookagent.hooks._engine import Folded, fold
+from hookagent.hooks._events import ErrorEvent, StopEvent, ToolCallEvent, ToolResultEvent
+from hookagent.hooks._hook import make_hook
+from hookagent.hooks._points import AFTER_TOOL, BEFORE_TOOL, ON_ERROR, STOP, HookPoint
+from hookagent.hooks._registry import HookRegistry
+from hookagent.hooks._result import PROCEED, HookResult
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import ToolResult
 
 TIER_ORDER = ("system", "policy", "default", "audit")
 PRECEDENCE = {

@@ -10,14 +10,14 @@ from typing import Any, ClassVar
 import pytest
 
 import hookagent as h
-from hookagent.errors import HookError
-from hookagent.hooks.engine import fold
-from hookagent.hooks.events import ToolCallEvent
-from hookagent.hooks.hook import make_hook
-from hookagent.hooks.points import BEFORE_TOOL
-from hookagent.hooks.result import HookResult
-from hookagent.hooks.watch import HookWatch
-from hookagent.kernel.view import RunView
+from hookagent._errors import HookError
+from hookagent.hooks._engine import fold
+from hookagent.hooks._events import ToolCallEvent
+from hookagent.hooks._hook import make_hook
+from hookagent.hooks._points import BEFORE_TOOL
+from hookagent.hooks._result import HookResult
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._view import RunView
 from hookagent.testing import ScriptedModel, reply, turn
 
 TIMEOUT = 0.05

@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 import pytest
 
 import hookagent as h
-from hookagent.live.events import StreamEvent
+from hookagent._threads import ABANDONED
+from hookagent.live._events import StreamEvent
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
-from hookagent.threads import ABANDONED
 
 
 class Gate:

@@ -16,7 +16,7 @@ import pytest
 
 import hookagent as h
 from hookagent.spill import INHERIT
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 HUGE = "".join(f"row {n:08d}\n" for n in range(1_500_000))  # 19.5 MB, every line distinct

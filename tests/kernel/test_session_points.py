@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import hookagent as h
-from hookagent.durable import sessions
+from hookagent.durable import _sessions as sessions
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import hookagent as h
-from hookagent.kernel.view import RunView
+from hookagent.kernel._view import RunView
 from hookagent.testing import reply, tool_call
 
 from .helpers import builder

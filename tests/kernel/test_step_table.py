@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.kernel.records import StepRecord, ToolExecution
-from hookagent.kernel.step_table import StepTable
+from hookagent.kernel._records import StepRecord, ToolExecution
+from hookagent.kernel._step_table import StepTable
 from hookagent.testing import reply, tool_call, turn
 
 from .helpers import builder

@@ -9,19 +9,19 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.messages import (
+from hookagent._messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     ToolCall,
     UserMessage,
 )
-from hookagent.models.anthropic_messages import (
+from hookagent.models._anthropic_messages import (
     AnthropicMessagesModel,
     create,
 )
-from hookagent.models.base import ModelRequest
-from hookagent.policies.error_policy import ErrorPolicy
+from hookagent.models._base import ModelRequest
+from hookagent.policies._error_policy import ErrorPolicy
 
 from .fake_anthropic import FakeAnthropic, error, message, text, tool_use
 
@@ -130,7 +130,7 @@ async def test_rate_limit_with_retry_after_is_retried_by_the_error_policy(
 async def test_a_429_carries_retry_after_and_classifies_as_rate_limit(
     server: FakeAnthropic, model: AnthropicMessagesModel
 ) -> None:
-    from hookagent.kernel.failures import classify
+    from hookagent.kernel._failures import classify
 
     server.reply(error("rate_limit_error", "slow down"), status=429, headers={"retry-after": "7"})
     with pytest.raises(h.ModelError) as caught:

@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hookagent as h
-from hookagent.durable import codec
-from hookagent.messages import AssistantMessage, ToolResultMessage
-from hookagent.models.openai_chat import create
-from hookagent.models.tool_args import MAX_DEPTH, parse_call
-from hookagent.store.sqlite import SQLiteStore
-from hookagent.surrogates import replace
+from hookagent._messages import AssistantMessage, ToolResultMessage
+from hookagent._surrogates import replace
+from hookagent.durable import _codec as codec
+from hookagent.models._openai_chat import create
+from hookagent.models._tool_args import MAX_DEPTH, parse_call
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel
 
 from .fake_openai import FakeOpenAI, completion, function_call

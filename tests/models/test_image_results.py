@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import hookagent as h
-from hookagent.messages import ImagePart
-from hookagent.models import anthropic_messages, openai_chat, openai_responses
+from hookagent._messages import ImagePart
+from hookagent.models import _anthropic_messages as anthropic_messages
+from hookagent.models import _openai_chat as openai_chat
+from hookagent.models import _openai_responses as openai_responses
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 from . import fake_anthropic, fake_openai, fake_responses

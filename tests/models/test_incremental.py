@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import hookagent as h
-from hookagent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
-from hookagent.models import openai_chat
-from hookagent.models.incremental import SeenPrefix
+from hookagent._messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from hookagent.models import _openai_chat as openai_chat
+from hookagent.models._incremental import SeenPrefix
 
 from .fake_openai import FakeOpenAI, completion
 

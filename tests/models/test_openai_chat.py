@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
-from hookagent.models.base import ModelRequest
-from hookagent.models.openai_chat import OpenAIChatModel, ProviderError, create
-from hookagent.models.resolve import resolve_model
+from hookagent._messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from hookagent.models._base import ModelRequest
+from hookagent.models._openai_chat import OpenAIChatModel, ProviderError, create
+from hookagent.models._resolve import resolve_model
 
 from .fake_openai import FakeOpenAI, completion, function_call
 from .tools import add, echo, explode

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.messages import (
+from hookagent._messages import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -16,7 +16,7 @@ from hookagent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from hookagent.models.base import (
+from hookagent.models._base import (
     Delta,
     ModelRequest,
     OutputSpec,
@@ -26,8 +26,8 @@ from hookagent.models.base import (
     ToolCallDelta,
     ToolSpec,
 )
-from hookagent.models.openai_responses import OpenAIResponsesModel, ProviderError, create
-from hookagent.models.resolve import resolve_model
+from hookagent.models._openai_responses import OpenAIResponsesModel, ProviderError, create
+from hookagent.models._resolve import resolve_model
 
 from .fake_responses import (
     FakeResponses,

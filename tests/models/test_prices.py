@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import hookagent as h
-from hookagent.models.prices import PRICES, Price, cost, price_for
+from hookagent.models._prices import PRICES, Price, cost, price_for
 
 TABLE = {
     "gpt-4.1": Price(2.0, 8.0, cached_input=0.5),

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import hookagent as h
-from hookagent.messages import AssistantMessage, ToolCall
-from hookagent.models.base import ModelRequest, ModelResponse, TextDelta, ToolCallDelta
-from hookagent.models.received import received
+from hookagent._messages import AssistantMessage, ToolCall
+from hookagent.models._base import ModelRequest, ModelResponse, TextDelta, ToolCallDelta
+from hookagent.models._received import received
 from hookagent.testing import FunctionModel, ScriptedModel, reply, turn
 
 from .tools import echo

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from hookagent.models.retry_after import retry_after
+from hookagent.models._retry_after import retry_after
 
 
 @pytest.mark.parametrize(

@@ -62,8 +62,8 @@ def test_model_names_resolve_scripted_files(tmp_path: Path) -> None:
 
 
 async def test_by_history_answers_with_the_turn_the_conversation_has_reached() -> None:
-    from hookagent.messages import AssistantMessage, UserMessage
-    from hookagent.models.base import ModelRequest
+    from hookagent._messages import AssistantMessage, UserMessage
+    from hookagent.models._base import ModelRequest
     from hookagent.testing import ScriptedModel
 
     model = ScriptedModel(["first", "second", "third"], by_history=True)

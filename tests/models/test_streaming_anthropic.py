@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.errors import ModelError
-from hookagent.messages import UserMessage
-from hookagent.models.anthropic_messages import AnthropicMessagesModel, create
-from hookagent.models.base import Delta, ModelRequest, ReasoningDelta, TextDelta, ToolCallDelta
+from hookagent._errors import ModelError
+from hookagent._messages import UserMessage
+from hookagent.models._anthropic_messages import AnthropicMessagesModel, create
+from hookagent.models._base import Delta, ModelRequest, ReasoningDelta, TextDelta, ToolCallDelta
 
 from .fake_anthropic import SSE, FakeAnthropic, events, message, text, tool_use
 

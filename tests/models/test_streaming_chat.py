@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 import hookagent as h
-from hookagent.messages import UserMessage
-from hookagent.models.base import Delta, ModelRequest, ReasoningDelta, TextDelta, ToolCallDelta
-from hookagent.models.openai_chat import OpenAIChatModel, ProviderError, create
+from hookagent._messages import UserMessage
+from hookagent.models._base import Delta, ModelRequest, ReasoningDelta, TextDelta, ToolCallDelta
+from hookagent.models._openai_chat import OpenAIChatModel, ProviderError, create
 
 from .fake_openai import FakeOpenAI, chunks, completion, function_call
 from .tools import add

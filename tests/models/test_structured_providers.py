@@ -6,7 +6,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 import hookagent as h
-from hookagent.models import anthropic_messages, openai_chat, openai_responses
+from hookagent.models import _anthropic_messages as anthropic_messages
+from hookagent.models import _openai_chat as openai_chat
+from hookagent.models import _openai_responses as openai_responses
 
 from . import fake_anthropic as fa
 from . import fake_responses as fr

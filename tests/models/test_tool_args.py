@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hookagent.messages import ToolCall
-from hookagent.models.tool_args import MAX_DEPTH, check_call, parse_call
+from hookagent._messages import ToolCall
+from hookagent.models._tool_args import MAX_DEPTH, check_call, parse_call
 
 
 def error(arguments: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import hookagent as h
-from hookagent.errors import ModelError
+from hookagent._errors import ModelError
 from hookagent.testing import FunctionModel
 
 

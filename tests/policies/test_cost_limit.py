@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.models.prices import PRICES, Price, cost
-from hookagent.policies.cost import COST_USD, CostLimit
+from hookagent.models._prices import PRICES, Price, cost
+from hookagent.policies._cost import COST_USD, CostLimit
 from hookagent.testing import FunctionModel, ScriptedModel, reply
 
 ACME = Price(input=1.0, output=2.0, cached_input=0.5)

@@ -126,7 +126,7 @@ def test_a_providers_retry_after_is_honoured_up_to_the_cap() -> None:
 
 
 def test_a_client_side_model_timeout_is_classed_as_a_timeout() -> None:
-    from hookagent.kernel.failures import classify
+    from hookagent.kernel._failures import classify
 
     error = h.ModelError("slow", provider="p", model="m", timed_out=True)
     assert classify(error) == "timeout"

@@ -87,8 +87,8 @@ def _acme_agent(*capabilities: object) -> h.Agent:
 
 
 async def test_a_run_max_cost_prices_models_as_the_agents_cost_limit_does() -> None:
-    from hookagent.models.prices import Price
-    from hookagent.policies.cost import CostLimit
+    from hookagent.models._prices import Price
+    from hookagent.policies._cost import CostLimit
 
     agent = _acme_agent(CostLimit(100, prices={"acme-1": Price(input=1.0, output=1.0)}))
     result = await agent.run("go", limits={"max_cost": 2})
@@ -96,8 +96,8 @@ async def test_a_run_max_cost_prices_models_as_the_agents_cost_limit_does() -> N
 
 
 async def test_a_run_max_cost_can_be_a_cost_limit_with_its_own_prices() -> None:
-    from hookagent.models.prices import Price
-    from hookagent.policies.cost import CostLimit
+    from hookagent.models._prices import Price
+    from hookagent.policies._cost import CostLimit
 
     limit = CostLimit(3, prices={"acme-1": Price(input=1.0, output=1.0)})
     result = await _acme_agent().run("go", limits={"max_cost": limit})

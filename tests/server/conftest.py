@@ -11,10 +11,10 @@ import httpx2
 import pytest
 
 import hookagent as h
-from hookagent.capabilities.audit.capability import AuditTrail
+from hookagent.capabilities.audit._capability import AuditTrail
 from hookagent.server import create_app
-from hookagent.store import tokens
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.store import _tokens as tokens
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
 
 from . import browser_setup

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from hookagent.server.limits import BodyLimit
-from hookagent.store import tokens
+from hookagent.server._limits import BodyLimit
+from hookagent.store import _tokens as tokens
 
 from .conftest import World, bearer
 

@@ -14,11 +14,11 @@ import httpx2
 import pytest
 
 import hookagent as h
-from hookagent.capabilities.audit.capability import AuditTrail
-from hookagent.capabilities.audit.verify import verify
+from hookagent.capabilities.audit._capability import AuditTrail
+from hookagent.capabilities.audit._verify import verify
 from hookagent.server import create_app
-from hookagent.store import tokens
-from hookagent.store.memory import MemoryStore
+from hookagent.store import _tokens as tokens
+from hookagent.store._memory import MemoryStore
 from hookagent.testing import ScriptedModel, reply
 
 from .conftest import bearer

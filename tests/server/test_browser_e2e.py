@@ -29,7 +29,7 @@ import pytest
 from cli.run_cli import hookagent
 from cli.test_serve_cli import serve, tokens
 from cli.test_sessions_cli import PLUGIN, SCRIPT, deployed, start
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import turn
 
 from . import browser_setup

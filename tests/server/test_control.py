@@ -18,11 +18,11 @@ import httpx2
 import pytest
 
 from cli.run_cli import hookagent
-from hookagent.cli.worker_cmd import work
+from hookagent.cli._worker_cmd import work
 from hookagent.server import create_app
-from hookagent.sessions.agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
-from hookagent.store import tokens
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.sessions._agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
+from hookagent.store import _tokens as tokens
+from hookagent.store._sqlite import SQLiteStore
 
 from .conftest import bearer
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import hookagent as h
-from hookagent.capabilities.audit.capability import AuditTrail
+from hookagent.capabilities.audit._capability import AuditTrail
 from hookagent.testing import ScriptedModel, turn
 
 from .conftest import World, deploy

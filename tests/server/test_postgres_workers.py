@@ -17,8 +17,8 @@ import uvicorn
 
 from cli.run_cli import hookagent
 from hookagent.server import create_app
-from hookagent.store import tokens
-from hookagent.store.open import open_store
+from hookagent.store import _tokens as tokens
+from hookagent.store._open import open_store
 from store import pg_server  # tests/ is on the path
 
 from .conftest import bearer

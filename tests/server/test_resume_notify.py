@@ -11,8 +11,8 @@ import httpx2
 from capabilities.webhook_server import webhook  # tests/ is on the path
 from hookagent.capabilities.notify import Notify
 from hookagent.server import create_app
-from hookagent.store import tokens
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.store import _tokens as tokens
+from hookagent.store._sqlite import SQLiteStore
 
 from .conftest import bearer
 from .test_control import PLUGIN, started

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from hookagent.store import MemoryStore, Store
-from hookagent.store.open import open_store
-from hookagent.store.sqlite import SQLiteStore
+from hookagent.store._open import open_store
+from hookagent.store._sqlite import SQLiteStore
 
 from . import pg_server
 

@@ -1,4 +1,4 @@
-"""The store contract (`hookagent.store.base.Store`), run on every store: `MemoryStore` is the
+"""The store contract (`hookagent.store._base.Store`), run on every store: `MemoryStore` is the
 reference, and the others must behave the same."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from hookagent.errors import LeaseLost, StoreError
+from hookagent._errors import LeaseLost, StoreError
 from hookagent.store import (
     CallRecord,
     Checkpoint,
@@ -18,7 +18,7 @@ from hookagent.store import (
     SessionRecord,
     Store,
 )
-from hookagent.store.records import CallState, RunStatus
+from hookagent.store._records import CallState, RunStatus
 
 
 def session_record(sid: str = "s1", name: str | None = None, at: float = 1.0) -> SessionRecord:

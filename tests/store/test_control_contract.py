@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from hookagent.errors import StoreError
+from hookagent._errors import StoreError
 from hookagent.store import Flush, QuestionRecord, SessionRecord, Store, TokenRecord
 
 from .test_contract import question_record, run_record, started

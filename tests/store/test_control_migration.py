@@ -10,11 +10,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from hookagent.store import tokens
-from hookagent.store.migrations import postgres as pg_migrations
-from hookagent.store.migrations import sqlite as sqlite_migrations
-from hookagent.store.postgres import PostgresStore
-from hookagent.store.sqlite import _CONTROL_SQL, SQLiteStore
+from hookagent.store import _tokens as tokens
+from hookagent.store._postgres import PostgresStore
+from hookagent.store._sqlite import _CONTROL_SQL, SQLiteStore
+from hookagent.store.migrations import _postgres as pg_migrations
+from hookagent.store.migrations import _sqlite as sqlite_migrations
 
 _ROWS = (
     "INSERT INTO sessions (id, created_at, updated_at) VALUES ('s1', 1, 1)",

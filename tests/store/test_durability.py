@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import hookagent as h
-from hookagent.errors import ConfigError
-from hookagent.store.memory import MemoryStore
-from hookagent.store.open import open_store
-from hookagent.store.sqlite import SQLiteStore
+from hookagent._errors import ConfigError
+from hookagent.store._memory import MemoryStore
+from hookagent.store._open import open_store
+from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
 
 SYNCED = "PRAGMA synchronous = FULL"

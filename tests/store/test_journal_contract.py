@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from hookagent.durable.answers import answer_json
-from hookagent.durable.runner import DurableRuns
-from hookagent.durable.seam import Journal, Suspended
-from hookagent.kernel.approval import Question
-from hookagent.kernel.state import RunState
+from hookagent.durable._answers import answer_json
+from hookagent.durable._runner import DurableRuns
+from hookagent.durable._seam import Journal, Suspended
+from hookagent.kernel._approval import Question
+from hookagent.kernel._state import RunState
 from hookagent.store import Store
 
 pytestmark = pytest.mark.asyncio

@@ -13,11 +13,11 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from hookagent.errors import StoreError
+from hookagent._errors import StoreError
 from hookagent.store import Checkpoint, Flush, JournalEntry, RunRecord, SessionRecord
-from hookagent.store.migrations.postgres import LATEST
-from hookagent.store.open import open_store
-from hookagent.store.postgres import PostgresStore
+from hookagent.store._open import open_store
+from hookagent.store._postgres import PostgresStore
+from hookagent.store.migrations._postgres import LATEST
 
 pytestmark = pytest.mark.postgres
 

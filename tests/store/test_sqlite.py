@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookagent.errors import ConfigError, StoreError
+from hookagent._errors import ConfigError, StoreError
 from hookagent.store import (
     Checkpoint,
     Flush,
@@ -24,9 +24,9 @@ from hookagent.store import (
     RunRecord,
     SessionRecord,
 )
-from hookagent.store.migrations.sqlite import LATEST, MIGRATIONS
-from hookagent.store.open import open_store
-from hookagent.store.sqlite import _SQL, SQLiteStore
+from hookagent.store._open import open_store
+from hookagent.store._sqlite import _SQL, SQLiteStore
+from hookagent.store.migrations._sqlite import LATEST, MIGRATIONS
 
 
 def session_record(sid: str, at: float = 1.0) -> SessionRecord:
@@ -502,7 +502,7 @@ def test_open_store_refuses_an_unknown_url(url: str) -> None:
 
 @pytest.mark.parametrize("url", ["postgresql://me:secret@db/x", "postgres://db/x"])
 def test_open_store_postgres_needs_its_extra(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "hookagent.store.postgres", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "hookagent.store._postgres", None)  # as if not installed
     with pytest.raises(ConfigError, match=r"pip install 'hookagent\[postgres\]'") as caught:
         open_store(url)
     assert "secret" not in str(caught.value)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.errors import LeaseLost
+from hookagent._errors import LeaseLost
 from hookagent.store import Checkpoint, Flush, RunRecord, SessionRecord
-from hookagent.store.columns import checkpoint_json
-from hookagent.store.sqlite import SQLiteStore
-from hookagent.store.sqlite_ops import FRESH
+from hookagent.store._columns import checkpoint_json
+from hookagent.store._sqlite import SQLiteStore
+from hookagent.store._sqlite_ops import FRESH
 
 FRAME = 4096 + 24
 """A page in the WAL, with its frame header."""

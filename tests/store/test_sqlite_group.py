@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from hookagent.errors import LeaseLost, StoreError
-from hookagent.store import Flush, JournalEntry, RunRecord, SessionRecord, sqlite_group
-from hookagent.store.sqlite import SQLiteStore
-from hookagent.store.sqlite_group import ACTIVE_FOR, Runs
+from hookagent._errors import LeaseLost, StoreError
+from hookagent.store import Flush, JournalEntry, RunRecord, SessionRecord
+from hookagent.store import _sqlite_group as sqlite_group
+from hookagent.store._sqlite import SQLiteStore
+from hookagent.store._sqlite_group import ACTIVE_FOR, Runs
 
 PAGE = 4096
 
@@ -123,7 +124,7 @@ async def test_a_group_whose_transaction_fails_fails_every_barrier_in_it(
         def broken(*args: object) -> None:
             raise StoreError("the disk is full")
 
-        monkeypatch.setattr("hookagent.store.sqlite_file.write", broken)
+        monkeypatch.setattr("hookagent.store._sqlite_file.write", broken)
         outcomes = await asyncio.gather(
             store.flush(flush("a", "a1")), store.flush(flush("b", "b1")), return_exceptions=True
         )

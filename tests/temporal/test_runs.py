@@ -13,7 +13,7 @@ from temporalio.worker import Replayer
 
 import hookagent as h
 from hookagent.temporal import TemporalRuns, agent_worker
-from hookagent.temporal.workflow import AgentRun
+from hookagent.temporal._workflow import AgentRun
 from hookagent.testing import ScriptedModel, reply, turn
 
 pytestmark = pytest.mark.temporal

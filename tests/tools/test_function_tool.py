@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from pydantic import Field
 
 import hookagent as h
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 from hookagent.testing import ScriptedModel, reply, tool_call
 
 

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.canonical import call_key
-from hookagent.durable import codec
-from hookagent.kernel.state import RunState
-from hookagent.kernel.view import RunView
+from hookagent._canonical import call_key
+from hookagent.durable import _codec as codec
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
 from hookagent.store import MemoryStore
 from hookagent.testing import ScriptedModel, reply, turn
-from hookagent.tools.base import Reconciled, Reconciles
-from hookagent.tools.function import ReconcilingTool
+from hookagent.tools._base import Reconciled, Reconciles
+from hookagent.tools._function import ReconcilingTool
 
 
 class Crash(BaseException):

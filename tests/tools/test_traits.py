@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 import hookagent as h
-from hookagent.hooks.registry import HookRegistry
-from hookagent.run_setup import RunSetup
+from hookagent._run_setup import RunSetup
+from hookagent.hooks._registry import HookRegistry
 from hookagent.testing import ScriptedModel, reply, tool_call
-from hookagent.tools.base import RECONCILE_TIMEOUT, Reconciled
-from hookagent.tools.traits import DEFAULT_TRAITS, ToolTraits, traits_of
+from hookagent.tools._base import RECONCILE_TIMEOUT, Reconciled
+from hookagent.tools._traits import DEFAULT_TRAITS, ToolTraits, traits_of
 
 
 class Plain:

@@ -15,14 +15,14 @@ from typing import Any, final
 
 from pydantic import BaseModel, Field
 
-from hookagent.capabilities.arg_types import NonBlank
-from hookagent.errors import ConfigError
-from hookagent.hooks.decorators import HookProvider, hook
-from hookagent.hooks.events import ToolResultEvent
-from hookagent.hooks.points import AFTER_TOOL
-from hookagent.hooks.result import HookResult
-from hookagent.tools.base import Tool, ToolContext, ToolResult
-from hookagent.tools.model_tool import ModelTool
+from hookagent._errors import ConfigError
+from hookagent.capabilities._arg_types import NonBlank
+from hookagent.hooks._decorators import HookProvider, hook
+from hookagent.hooks._events import ToolResultEvent
+from hookagent.hooks._points import AFTER_TOOL
+from hookagent.hooks._result import HookResult
+from hookagent.tools._base import Tool, ToolContext, ToolResult
+from hookagent.tools._model_tool import ModelTool
 
 __all__ = [
     "ListMetadata",

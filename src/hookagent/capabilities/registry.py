@@ -15,10 +15,10 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
-from hookagent.hooks.decorators import HookProvider
-from hookagent.models.base import ToolSpec
-from hookagent.tools.base import Tool, ToolContext, ToolResult
-from hookagent.tools.model_tool import ModelTool
+from hookagent.hooks._decorators import HookProvider
+from hookagent.models._base import ToolSpec
+from hookagent.tools._base import Tool, ToolContext, ToolResult
+from hookagent.tools._model_tool import ModelTool
 
 __all__ = ["ToolRegistry", "ToolsTool", "summarize"]
 

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, final
 
-from hookagent.errors import ConfigError
-from hookagent.hooks.events import (
+from hookagent._errors import ConfigError
+from hookagent.hooks._events import (
     InferenceEvent,
     InferenceResultEvent,
     RunEvent,
@@ -27,8 +27,8 @@ from hookagent.hooks.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from hookagent.hooks.hook import Hook, observers
-from hookagent.hooks.points import (
+from hookagent.hooks._hook import Hook, observers
+from hookagent.hooks._points import (
     AFTER_INFERENCE,
     AFTER_STEP,
     AFTER_TOOL,
@@ -38,8 +38,8 @@ from hookagent.hooks.points import (
     EXECUTION_END,
     EXECUTION_START,
 )
-from hookagent.kernel.view import RunView
-from hookagent.tools.base import Tool
+from hookagent.kernel._view import RunView
+from hookagent.tools._base import Tool
 
 __all__ = ["Tracing"]
 

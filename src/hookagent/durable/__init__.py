@@ -8,25 +8,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
+from hookagent._lazy import attribute_loader
 
 if TYPE_CHECKING:
-    from hookagent.durable.answering import StaleQuestion, answer_question
-    from hookagent.durable.layer import DurableLayer
-    from hookagent.durable.seam import Journal, Suspended
-    from hookagent.durable.sessions import SessionDetail, answer, find_run, fork, inspect
+    from hookagent.durable._answering import StaleQuestion, answer_question
+    from hookagent.durable._layer import DurableLayer
+    from hookagent.durable._seam import Journal, Suspended
+    from hookagent.durable._sessions import SessionDetail, answer, find_run, fork, inspect
 
 _HOME = {
-    "answer": "hookagent.durable.sessions",
-    "answer_question": "hookagent.durable.answering",
-    "DurableLayer": "hookagent.durable.layer",
-    "find_run": "hookagent.durable.sessions",
-    "fork": "hookagent.durable.sessions",
-    "inspect": "hookagent.durable.sessions",
-    "Journal": "hookagent.durable.seam",
-    "SessionDetail": "hookagent.durable.sessions",
-    "StaleQuestion": "hookagent.durable.answering",
-    "Suspended": "hookagent.durable.seam",
+    "answer": "hookagent.durable._sessions",
+    "answer_question": "hookagent.durable._answering",
+    "DurableLayer": "hookagent.durable._layer",
+    "find_run": "hookagent.durable._sessions",
+    "fork": "hookagent.durable._sessions",
+    "inspect": "hookagent.durable._sessions",
+    "Journal": "hookagent.durable._seam",
+    "SessionDetail": "hookagent.durable._sessions",
+    "StaleQuestion": "hookagent.durable._answering",
+    "Suspended": "hookagent.durable._seam",
 }
 
 __all__ = [

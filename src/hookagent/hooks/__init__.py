@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
+from hookagent._lazy import attribute_loader
 
 if TYPE_CHECKING:
-    from hookagent.hooks.hook import match, observers
+    from hookagent.hooks._hook import match, observers
 
 _HOME = {
-    "match": "hookagent.hooks.hook",
-    "observers": "hookagent.hooks.hook",
+    "match": "hookagent.hooks._hook",
+    "observers": "hookagent.hooks._hook",
 }
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Live views of a run: the events `Agent.stream` yields, and the observer that makes them."""
 
-from hookagent.live.events import (
+from hookagent.live._events import (
     DecisionMade,
     Emit,
     ModelReplied,
@@ -14,7 +14,7 @@ from hookagent.live.events import (
     ToolFinished,
     ToolStarted,
 )
-from hookagent.live.observer import LiveObserver
+from hookagent.live._observer import LiveObserver
 
 __all__ = [
     "DecisionMade",

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
+from hookagent._lazy import attribute_loader
 
 if TYPE_CHECKING:
-    from hookagent.models.prices import PRICES, Price
-    from hookagent.models.resolve import resolve_model
+    from hookagent.models._prices import PRICES, Price
+    from hookagent.models._resolve import resolve_model
 
 _HOME = {
-    "Price": "hookagent.models.prices",
-    "PRICES": "hookagent.models.prices",
-    "resolve_model": "hookagent.models.resolve",
+    "Price": "hookagent.models._prices",
+    "PRICES": "hookagent.models._prices",
+    "resolve_model": "hookagent.models._resolve",
 }
 
 __all__ = [

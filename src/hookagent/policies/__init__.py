@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
+from hookagent._lazy import attribute_loader
 
 if TYPE_CHECKING:
-    from hookagent.policies.cost import COST_USD, CostLimit
+    from hookagent.policies._cost import COST_USD, CostLimit
 
 _HOME = {
-    "COST_USD": "hookagent.policies.cost",
-    "CostLimit": "hookagent.policies.cost",
+    "COST_USD": "hookagent.policies._cost",
+    "CostLimit": "hookagent.policies._cost",
 }
 
 __all__ = [

@@ -4,6 +4,6 @@ Needs the `server` extra (`pip install 'hookagent[server]'`: FastAPI and uvicorn
 outside this package imports it but the `serve` command, so the runtime never loads it.
 """
 
-from hookagent.server.app import create_app
+from hookagent.server._app import create_app
 
 __all__ = ["create_app"]

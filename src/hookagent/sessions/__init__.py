@@ -8,25 +8,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
+from hookagent._lazy import attribute_loader
 
 if TYPE_CHECKING:
-    from hookagent.sessions.kept_runs import replay_run, resume, submit
-    from hookagent.sessions.replay import Recording, ReplayReport, load_recording
+    from hookagent.sessions._kept_runs import replay_run, resume, submit
+    from hookagent.sessions._replay import Recording, ReplayReport, load_recording, replay
 
 _HOME = {
-    "load_recording": "hookagent.sessions.replay",
-    "Recording": "hookagent.sessions.replay",
-    "replay_run": "hookagent.sessions.kept_runs",
-    "ReplayReport": "hookagent.sessions.replay",
-    "resume": "hookagent.sessions.kept_runs",
-    "submit": "hookagent.sessions.kept_runs",
+    "load_recording": "hookagent.sessions._replay",
+    "Recording": "hookagent.sessions._replay",
+    "replay_run": "hookagent.sessions._kept_runs",
+    "ReplayReport": "hookagent.sessions._replay",
+    "replay": "hookagent.sessions._replay",
+    "resume": "hookagent.sessions._kept_runs",
+    "submit": "hookagent.sessions._kept_runs",
 }
 
 __all__ = [
     "Recording",
     "ReplayReport",
     "load_recording",
+    "replay",
     "replay_run",
     "resume",
     "submit",

@@ -4,9 +4,9 @@ Hook output (`hookagent.claude`) and tool results (`ToolOutputs`) share the fold
 (`files`) and the preview's shape (`preview`).
 """
 
-from hookagent.spill.files import default_root, run_folder
-from hookagent.spill.preview import PREVIEW_CHARS, preview
-from hookagent.spill.results import DEFAULT_MAX_RESULT_CHARS, INHERIT, ToolOutputs
+from hookagent.spill._files import default_root, run_folder
+from hookagent.spill._preview import PREVIEW_CHARS, preview
+from hookagent.spill._results import DEFAULT_MAX_RESULT_CHARS, INHERIT, ToolOutputs
 
 __all__ = [
     "DEFAULT_MAX_RESULT_CHARS",

@@ -1,8 +1,8 @@
 """Durable storage for sessions and runs (see `base.Store`)."""
 
-from hookagent.store.base import RunRows, Store
-from hookagent.store.memory import MemoryStore
-from hookagent.store.records import (
+from hookagent.store._base import RunRows, Store
+from hookagent.store._memory import MemoryStore
+from hookagent.store._records import (
     CallRecord,
     Checkpoint,
     Flush,

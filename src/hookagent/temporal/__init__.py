@@ -6,7 +6,7 @@ there, answers their questions and reads them. The workflow runs the kernel with
 questions wait there for an update.
 """
 
-from hookagent.temporal.client import TemporalRuns, connect
-from hookagent.temporal.worker import agent_worker
+from hookagent.temporal._client import TemporalRuns, connect
+from hookagent.temporal._worker import agent_worker
 
 __all__ = ["TemporalRuns", "agent_worker", "connect"]

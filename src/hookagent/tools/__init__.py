@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
+from hookagent._lazy import attribute_loader
 
 if TYPE_CHECKING:
-    from hookagent.tools.sandboxing import SANDBOX_ARG, auto_allowed, runs_sandboxed
-    from hookagent.tools.traits import ToolTraits, traits_of
+    from hookagent.tools._sandboxing import SANDBOX_ARG, auto_allowed, runs_sandboxed
+    from hookagent.tools._traits import ToolTraits, traits_of
 
 _HOME = {
-    "auto_allowed": "hookagent.tools.sandboxing",
-    "runs_sandboxed": "hookagent.tools.sandboxing",
-    "SANDBOX_ARG": "hookagent.tools.sandboxing",
-    "ToolTraits": "hookagent.tools.traits",
-    "traits_of": "hookagent.tools.traits",
+    "auto_allowed": "hookagent.tools._sandboxing",
+    "runs_sandboxed": "hookagent.tools._sandboxing",
+    "SANDBOX_ARG": "hookagent.tools._sandboxing",
+    "ToolTraits": "hookagent.tools._traits",
+    "traits_of": "hookagent.tools._traits",
 }
 
 __all__ = [

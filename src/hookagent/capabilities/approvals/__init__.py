@@ -2,7 +2,7 @@
 permission rules (in code and in the project's settings files) and by whether the tool is
 safe or destructive; "always allow" answers are saved as rules Claude Code reads too."""
 
-from hookagent.capabilities.approvals.capability import (
+from hookagent.capabilities.approvals._capability import (
     AUTO_ALLOWED,
     DEFAULT_UNMATCHED,
     HOOK_ID,
@@ -12,7 +12,7 @@ from hookagent.capabilities.approvals.capability import (
     remembering,
     scope_of,
 )
-from hookagent.capabilities.approvals.rules import (
+from hookagent.capabilities.approvals._rules import (
     DESTRUCTIVE_PATTERNS,
     DESTRUCTIVE_TOOLS,
     SAFE_PREFIXES,

@@ -1,13 +1,13 @@
 """Self-critique: a critic model judges each final answer before the run may end (see
 `capability`)."""
 
-from hookagent.capabilities.critique.capability import (
+from hookagent.capabilities.critique._capability import (
     SELF_CRITIC,
     CritiqueRecord,
     OnCriticFailure,
     SelfCritique,
 )
-from hookagent.capabilities.critique.critic import SYSTEM_PROMPT, Verdict
+from hookagent.capabilities.critique._critic import SYSTEM_PROMPT, Verdict
 
 __all__ = [
     "SELF_CRITIC",

@@ -16,14 +16,14 @@ import os
 from collections.abc import Iterable
 from typing import Final
 
-from hookagent.capabilities.files.grep import GrepTool, SearchEngine
-from hookagent.capabilities.files.listing import LSTool
-from hookagent.capabilities.files.paths import Root
-from hookagent.capabilities.files.read import ReadTool
-from hookagent.capabilities.files.search import GlobTool
-from hookagent.capabilities.files.write import EditTool, WriteTool
-from hookagent.hooks.decorators import HookProvider
-from hookagent.tools.base import Tool
+from hookagent.capabilities.files._grep import GrepTool, SearchEngine
+from hookagent.capabilities.files._listing import LSTool
+from hookagent.capabilities.files._paths import Root
+from hookagent.capabilities.files._read import ReadTool
+from hookagent.capabilities.files._search import GlobTool
+from hookagent.capabilities.files._write import EditTool, WriteTool
+from hookagent.hooks._decorators import HookProvider
+from hookagent.tools._base import Tool
 
 __all__ = ["FileTools"]
 

@@ -1,7 +1,7 @@
 """Intent gating: `IntentGate(file)` brings `select_active_intent` and the guards that keep
 changes to files within the selected intent's scope and based on what the agent read."""
 
-from hookagent.capabilities.intents.capability import (
+from hookagent.capabilities.intents._capability import (
     ACTIVE_INTENT,
     DEFAULT_MUTATING,
     DEFAULT_MUTATING_PATTERNS,
@@ -9,7 +9,7 @@ from hookagent.capabilities.intents.capability import (
     OBSERVED_FILES,
     IntentGate,
 )
-from hookagent.capabilities.intents.codes import (
+from hookagent.capabilities.intents._codes import (
     HOOK_INTERNAL_ERROR,
     INTENTS_UNAVAILABLE,
     NO_ACTIVE_INTENT,
@@ -17,8 +17,8 @@ from hookagent.capabilities.intents.codes import (
     STALE_FILE,
     UNKNOWN_INTENT,
 )
-from hookagent.capabilities.intents.spec import Intent, IntentFile, parse_intents, render_context
-from hookagent.capabilities.intents.tool import SelectActiveIntent
+from hookagent.capabilities.intents._spec import Intent, IntentFile, parse_intents, render_context
+from hookagent.capabilities.intents._tool import SelectActiveIntent
 
 __all__ = [
     "ACTIVE_INTENT",

@@ -25,19 +25,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hookagent.lazy import attribute_loader
-from hookagent.mcp_client.config import HttpServer, ServerConfig, SseServer, StdioServer
+from hookagent._lazy import attribute_loader
+from hookagent.mcp_client._config import HttpServer, ServerConfig, SseServer, StdioServer
 
 if TYPE_CHECKING:
-    from hookagent.capabilities.mcp.capability import MCP
-    from hookagent.capabilities.mcp.claude_config import load_claude_config, load_mcp_configs
-    from hookagent.capabilities.mcp.tool import MCPTool
+    from hookagent.capabilities.mcp._capability import MCP
+    from hookagent.capabilities.mcp._claude_config import load_claude_config, load_mcp_configs
+    from hookagent.capabilities.mcp._tool import MCPTool
 
 _LAZY = {
-    "MCP": "hookagent.capabilities.mcp.capability",
-    "load_claude_config": "hookagent.capabilities.mcp.claude_config",
-    "load_mcp_configs": "hookagent.capabilities.mcp.claude_config",
-    "MCPTool": "hookagent.capabilities.mcp.tool",
+    "MCP": "hookagent.capabilities.mcp._capability",
+    "load_claude_config": "hookagent.capabilities.mcp._claude_config",
+    "load_mcp_configs": "hookagent.capabilities.mcp._claude_config",
+    "MCPTool": "hookagent.capabilities.mcp._tool",
 }
 
 __all__ = [

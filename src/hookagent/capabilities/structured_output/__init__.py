@@ -1,10 +1,10 @@
 """Structured output: runs that end in a validated object (see `capability`)."""
 
-from hookagent.capabilities.structured_output.capability import (
+from hookagent.capabilities.structured_output._capability import (
     STRUCTURED_OUTPUT,
     OutputMode,
     StructuredOutput,
 )
-from hookagent.capabilities.structured_output.schema import OutputSchema
+from hookagent.capabilities.structured_output._schema import OutputSchema
 
 __all__ = ["STRUCTURED_OUTPUT", "OutputMode", "OutputSchema", "StructuredOutput"]

@@ -1,14 +1,14 @@
 """Summarization: keep each request's conversation within a token budget (see `capability`)."""
 
-from hookagent.capabilities.summarization.capability import (
+from hookagent.capabilities.summarization._capability import (
     BOUNDARY,
     COMPACTIONS,
     SUMMARIZER_USAGE,
     SUMMARY,
     Summarization,
 )
-from hookagent.capabilities.summarization.sections import CompactedMessages, Ledger
-from hookagent.capabilities.summarization.tokens import EstimatedTokens, TokenCounter
+from hookagent.capabilities.summarization._sections import CompactedMessages, Ledger
+from hookagent.capabilities.summarization._tokens import EstimatedTokens, TokenCounter
 
 __all__ = [
     "BOUNDARY",

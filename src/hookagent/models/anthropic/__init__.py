@@ -1,1 +1,1 @@
-"""Pieces of the Anthropic Messages driver (`hookagent.models.anthropic_messages`)."""
+"""Pieces of the Anthropic Messages driver (`hookagent.models._anthropic_messages`)."""

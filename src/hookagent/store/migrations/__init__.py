@@ -5,7 +5,7 @@ Each module holds `MIGRATIONS`, a tuple whose item `n - 1` brings a store from s
 
 from __future__ import annotations
 
-from hookagent.errors import StoreError
+from hookagent._errors import StoreError
 
 __all__ = ["known_version"]
 

@@ -1,0 +1,98 @@
+"""Provider-neutral conversation messages.
+
+Drivers convert these to and from each provider's wire format; nothing else in the runtime
+sees a provider's shapes. Every message is frozen, so the history can be shared by reference
+with hooks and drivers without copying it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias, final
+
+__all__ = [
+    "AssistantMessage",
+    "ImagePart",
+    "Message",
+    "SystemMessage",
+    "ToolCall",
+    "ToolResultMessage",
+    "UserMessage",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """A model's request to run one tool."""
+
+    id: str
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    parse_error: str | None = None
+    """Why the arguments the model sent cannot go to a tool (not a JSON object, nested too
+    deep, a lone surrogate...: see `hookagent.models._tool_args`); `args` is then empty."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemMessage:
+    content: str
+    role: Literal["system"] = "system"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessage:
+    content: str
+    role: Literal["user"] = "user"
+    synthetic: bool = False
+    """True for text the runtime added (hook context, stop-hook reasons), not the user's."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantMessage:
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: Literal["assistant"] = "assistant"
+    reasoning: str = ""
+    """The model's visible reasoning or thinking text, where the provider returns it."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ImagePart:
+    """An image in a tool's result (an MCP server's image content), base64-encoded."""
+
+    mime_type: str
+    data: str
+
+    def placeholder(self) -> str:
+        """What a model that does not accept images reads in its place."""
+        size = len(self.data) * 3 // 4 - (len(self.data) - len(self.data.rstrip("=")))
+        return (
+            f"[image: {self.mime_type}, {size:,} bytes; "
+            "not shown: this model does not accept images]"
+        )
+
+    def data_url(self) -> str:
+        return f"data:{self.mime_type};base64,{self.data}"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultMessage:
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    role: Literal["tool"] = "tool"
+    images: tuple[ImagePart, ...] = ()
+    """Images the model sees beside `content`; only for models that accept images (a model
+    that does not reads each image's placeholder in `content` instead)."""
+
+
+Message: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+"""Tagged by `role`; pydantic picks the member by its literal `role` when loading."""

@@ -1,0 +1,67 @@
+"""`run_context`: what the kernel runs one run with, wired the same way for every driver.
+
+An agent's own runs (in memory or kept in a store) and a backend that runs the kernel
+itself (a Temporal workflow) both build a run's dispatcher and context here, so the two
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hookagent._run_setup import RunSetup
+from hookagent.hooks._engine import fold
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._approval import Approver
+from hookagent.kernel._context import RunContext
+from hookagent.kernel._dispatch import Dispatcher
+from hookagent.kernel._seams import RunLayer, settle_directly
+from hookagent.kernel._state import RunState
+from hookagent.models._base import OnDelta
+
+if TYPE_CHECKING:
+    from hookagent._agent import Agent
+
+__all__ = ["run_context"]
+
+
+def run_context(
+    agent: Agent,
+    state: RunState,
+    setup: RunSetup,
+    *,
+    layer: RunLayer | None = None,
+    approver: Approver | None = None,
+    watch: HookWatch | None = None,
+    on_delta: OnDelta | None = None,
+) -> RunContext:
+    """`agent`'s model, tools and hooks as `setup` has them, over `state`; through `layer`'s
+    seams when a layer keeps the run (a store, a durable execution engine)."""
+    hooks = Dispatcher(
+        setup.registry,
+        state,
+        approver=approver,
+        watch=watch,
+        tool_specs=setup.specs,
+        fold_runner=fold if layer is None else layer.fold,
+        settle=settle_directly if layer is None else layer.settle,
+    )
+    hooks.view.files_root = setup.outputs.root
+    return RunContext(
+        state=state,
+        view=hooks.view,
+        hooks=hooks,
+        model=agent.model if layer is None else layer.model(agent.model),
+        tools=setup.tools if layer is None else layer.tools(setup.tools),
+        traits=setup.traits,
+        tool_specs=setup.specs,
+        system_prompt=agent.system_prompt,
+        settings=agent.settings,
+        budgets=agent.budgets,
+        on_delta=on_delta,
+        calls=None if layer is None else layer.calls,
+        turn=None if layer is None else layer.turn,
+        kept=layer is not None,
+        outputs=setup.outputs if layer is None or layer.spills_here else None,
+        elapsed_before=state.elapsed,
+    )

@@ -1,0 +1,208 @@
+"""`hookagent temporal worker`: serve an agent's runs on a Temporal task queue; and
+`hookagent run … --temporal HOST:PORT`: start a run there and wait for its end.
+
+The worker builds its agent from the same flags as `run` (model, plugins, settings files,
+file tools, Bash); the run's side builds the same agent to finish its result. A `scripted:`
+model answers by history, so a worker that takes a run over answers where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from hookagent._errors import ConfigError
+from hookagent.cli._exits import exit_code, guarded, print_json
+from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_path
+
+if TYPE_CHECKING:
+    from hookagent._agent import Agent
+    from hookagent.durable._answers import Scope
+
+__all__ = ["DEFAULT_QUEUE", "exit_now", "run_on_temporal", "temporal_app"]
+
+DEFAULT_QUEUE = "hookagent"
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process with `code` without tearing the interpreter down: the Temporal
+    client's Rust threads may still call into Python while it finalizes, which aborts a
+    short-lived client process (temporalio/sdk-python#300)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+temporal_app = typer.Typer(
+    help="Run agents as durable Temporal workflows.", no_args_is_help=True, add_completion=False
+)
+
+AddressOpt = Annotated[
+    str, typer.Option("--address", metavar="HOST:PORT", help="The Temporal server's address.")
+]
+QueueOpt = Annotated[
+    str, typer.Option("--task-queue", metavar="Q", help="The task queue to serve.")
+]
+
+
+@temporal_app.command()
+def worker(
+    address: AddressOpt,
+    model: Annotated[str, typer.Option("--model", "-m", metavar="PROVIDER:MODEL")],
+    task_queue: QueueOpt = DEFAULT_QUEUE,
+    plugin: Annotated[list[str] | None, typer.Option("--plugin", metavar="PLUGIN")] = None,
+    settings: Annotated[list[str] | None, typer.Option("--settings", metavar="FILE")] = None,
+    root: Annotated[str | None, typer.Option("--root", metavar="DIR")] = None,
+    allow_bash: Annotated[bool, typer.Option("--allow-bash")] = False,
+    system: Annotated[str | None, typer.Option("--system", metavar="TEXT")] = None,
+    heartbeat: Annotated[
+        float, typer.Option(help="Seconds without a heartbeat before a tool's worker is lost.")
+    ] = 10.0,
+) -> None:
+    """Serve the agent these flags build (as `run` builds it) until Ctrl-C."""
+    options = RunOptions(
+        prompt="",
+        model=model,
+        plugins=tuple(plugin or ()),
+        settings=tuple(settings or ()),
+        root=root,
+        allow_bash=allow_bash,
+        system=system,
+    )
+    exit_now(guarded(lambda: _serve(options, address, task_queue, heartbeat)))
+
+
+def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float) -> int:
+    from hookagent.temporal import agent_worker, connect
+
+    agent = _agent(options)
+
+    async def go() -> None:
+        client = await connect(address)
+        async with agent_worker(client, agent, task_queue, heartbeat=heartbeat):
+            typer.echo(f"worker on {address}, task queue {task_queue}", err=True)
+            await asyncio.Event().wait()
+
+    try:
+        asyncio.run(go())
+    except KeyboardInterrupt:
+        typer.echo("worker stopped", err=True)
+    return 0
+
+
+@temporal_app.command()
+def questions(
+    address: AddressOpt, run_id: Annotated[str, typer.Argument(metavar="RUN_ID")]
+) -> None:
+    """The questions run RUN_ID waits on, one JSON object a line."""
+    exit_now(guarded(lambda: asyncio.run(_questions(address, run_id))))
+
+
+async def _questions(address: str, run_id: str) -> int:
+    from temporalio.service import RPCError
+
+    from hookagent.temporal._client import connect, waiting
+
+    try:
+        found = await waiting(await connect(address), run_id)
+    except RPCError as exc:
+        raise ConfigError(exc.message, key=f"run {run_id}") from exc
+    for question in found:
+        typer.echo(json.dumps(question))
+    return 0
+
+
+RunIdArg = Annotated[str, typer.Argument(metavar="RUN_ID")]
+QuestionArg = Annotated[str, typer.Argument(metavar="QUESTION_ID")]
+ReasonOpt = Annotated[str | None, typer.Option("--reason", metavar="TEXT")]
+ScopeOpt = Annotated[
+    str,
+    typer.Option(
+        "--scope", metavar="once|run", help="run: also later calls with the same fingerprint."
+    ),
+]
+
+
+@temporal_app.command()
+def approve(
+    address: AddressOpt,
+    run_id: RunIdArg,
+    question_id: QuestionArg,
+    reason: ReasonOpt = None,
+    scope: ScopeOpt = "once",
+) -> None:
+    """Approve question QUESTION_ID of run RUN_ID (a workflow update)."""
+    exit_now(guarded(lambda: _answer(address, run_id, question_id, True, reason, scope)))
+
+
+@temporal_app.command()
+def deny(
+    address: AddressOpt, run_id: RunIdArg, question_id: QuestionArg, reason: ReasonOpt = None
+) -> None:
+    """Deny question QUESTION_ID of run RUN_ID (a workflow update)."""
+    exit_now(guarded(lambda: _answer(address, run_id, question_id, False, reason, "once")))
+
+
+def _answer(
+    address: str, run_id: str, question_id: str, approved: bool, reason: str | None, scope: str
+) -> int:
+    from temporalio.client import WorkflowUpdateFailedError
+    from temporalio.service import RPCError
+
+    from hookagent.temporal._client import answer, connect
+
+    if scope not in ("once", "run"):
+        raise ConfigError("must be once or run on Temporal", key="--scope", value=scope)
+    reach: Scope = "run" if scope == "run" else "once"
+
+    async def go() -> None:
+        client = await connect(address)
+        await answer(client, run_id, question_id, approved, reason=reason, scope=reach)
+
+    try:
+        asyncio.run(go())
+    except WorkflowUpdateFailedError as exc:
+        raise ConfigError(str(exc.cause or exc), key=question_id) from exc
+    except RPCError as exc:
+        raise ConfigError(exc.message, key=f"run {run_id}") from exc
+    typer.echo(f"{'approved' if approved else 'denied'} {question_id} of run {run_id}")
+    return 0
+
+
+def run_on_temporal(options: RunOptions, address: str, task_queue: str) -> int:
+    """Start the run `options` describe on the workers of `task_queue`, wait, report."""
+    if options.durable:
+        raise ConfigError(
+            "a run on Temporal is kept by Temporal, not in a store", key="--session/--store"
+        )
+    from hookagent.temporal import TemporalRuns, connect
+
+    agent = _agent(options)
+
+    async def go() -> int:
+        runs = TemporalRuns(agent, await connect(address), task_queue)
+        run_id = await runs.start(options.prompt)
+        typer.echo(f"run {run_id} on {address}, task queue {task_queue}", err=True)
+        result = await runs.result(run_id)
+        if options.json:
+            print_json(result)
+        else:
+            typer.echo(result.output or result.stop_message or result.status)
+        return exit_code(result)
+
+    return asyncio.run(go())
+
+
+def _agent(options: RunOptions) -> Agent:
+    agent, _ = build_agent(options)
+    path = scripted_path(options)
+    if path is not None:
+        from hookagent.models._scripted import ScriptedModel
+
+        agent.model = ScriptedModel.from_file(path, by_history=True)
+    return agent

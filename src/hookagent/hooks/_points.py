@@ -1,0 +1,224 @@
+"""Hook points as data.
+
+A point is a typed key: its name, the event type its hooks receive, the event fields a hook
+may replace, the decisions it accepts, and the event field matchers test. Adding a point adds
+no method anywhere: the engine and registry serve every point alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar, final
+
+from hookagent.hooks._events import (
+    CompactEvent,
+    ContinueEvent,
+    ElicitationEvent,
+    ErrorEvent,
+    InferenceEvent,
+    InferenceResultEvent,
+    NotificationEvent,
+    PermissionEvent,
+    PromptEvent,
+    RunEvent,
+    StepEndEvent,
+    StepEvent,
+    StopEvent,
+    SubagentEvent,
+    TaskEvent,
+    ToolCallEvent,
+    ToolRefusedEvent,
+    ToolResultEvent,
+)
+from hookagent.hooks._result import Kind
+
+__all__ = ["ALL_POINTS", "HookPoint", "POINTS_BY_NAME"]
+
+E = TypeVar("E")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)  # identity: points are singletons
+class HookPoint(Generic[E]):
+    name: str
+    event_type: type[E]
+    writable: frozenset[str]
+    """Event fields `modify` may replace; `metadata` is merged into the run's metadata."""
+    decisions: frozenset[Kind]
+    """Decisions legal here besides `proceed` (always legal)."""
+    feeds_model: bool
+    """Whether `context` text reaches the model from here."""
+    subject: str | None = None
+    """The event field name matchers test (the tool name at tool points)."""
+    fail_closed: Kind = "stop"
+    """What a guard that raises or times out amounts to here: `block` refuses the action;
+    `stop` ends the run (where blocking would mean "keep going", as at stop)."""
+    call_fields: frozenset[str] = frozenset()
+    """Which of `call_id`, `tool_name` and `args` this point's events declare: an event
+    about one tool call, whose decisions, questions and journal entries name that call."""
+
+    def __repr__(self) -> str:
+        return f"HookPoint({self.name})"
+
+    def call_field(self, event: E, name: str) -> Any:
+        """The event's `call_id`, `tool_name` or `args` (None where it declares none)."""
+        return getattr(event, name) if name in self.call_fields else None
+
+    def accepts(self, kind: Kind) -> bool:
+        return kind == "proceed" or kind in self.decisions
+
+
+def _point(
+    name: str,
+    event_type: type[E],
+    *,
+    writable: tuple[str, ...] = ("metadata",),
+    decisions: tuple[Kind, ...] = ("stop",),
+    feeds_model: bool = True,
+    subject: str | None = None,
+    fail_closed: Kind | None = None,
+) -> HookPoint[E]:
+    declared = {field.name for field in dataclasses.fields(event_type)}  # type: ignore[arg-type]
+    return HookPoint(
+        name=name,
+        event_type=event_type,
+        writable=frozenset(writable),
+        decisions=frozenset(decisions),
+        feeds_model=feeds_model,
+        subject=subject,
+        fail_closed=fail_closed or ("block" if "block" in decisions else "stop"),
+        call_fields=frozenset(_CALL_FIELDS & declared),
+    )
+
+
+_CALL_FIELDS: Final = frozenset({"call_id", "tool_name", "args"})
+
+
+EXECUTION_START: Final = _point("execution_start", RunEvent)
+USER_PROMPT: Final = _point(
+    "user_prompt", PromptEvent, writable=("prompt", "metadata"), decisions=("block", "stop")
+)
+BEFORE_STEP: Final = _point("before_step", StepEvent, decisions=("ask", "stop"))
+BEFORE_INFERENCE: Final = _point(
+    "before_inference",
+    InferenceEvent,
+    writable=("request", "response", "metadata"),
+    decisions=("ask", "stop"),
+)
+AFTER_INFERENCE: Final = _point(
+    "after_inference",
+    InferenceResultEvent,
+    writable=("response", "metadata"),
+    decisions=("retry", "stop"),
+)
+BEFORE_TOOL: Final = _point(
+    "before_tool",
+    ToolCallEvent,
+    writable=("args", "metadata"),
+    decisions=("block", "ask", "stop"),
+    subject="tool_name",
+)
+AFTER_TOOL: Final = _point(
+    "after_tool",
+    ToolResultEvent,
+    writable=("result", "metadata"),
+    decisions=("retry", "stop"),
+    subject="tool_name",
+)
+TOOL_REFUSED: Final = _point("tool_refused", ToolRefusedEvent, subject="tool_name")
+"""A call before_tool refused; context reaches the model on its error result."""
+AFTER_STEP: Final = _point("after_step", StepEndEvent)
+SHOULD_CONTINUE: Final = _point("should_continue", ContinueEvent, decisions=("continue", "stop"))
+STOP: Final = _point(
+    "stop",
+    StopEvent,
+    writable=("output", "metadata"),
+    decisions=("block", "ask", "stop"),
+    fail_closed="stop",
+)
+EXECUTION_END: Final = _point("execution_end", RunEvent, feeds_model=False)
+ON_ERROR: Final = _point(
+    "on_error", ErrorEvent, decisions=("retry", "continue", "stop"), feeds_model=False
+)
+SUBAGENT_START: Final = _point("subagent_start", SubagentEvent, subject="agent_type")
+SUBAGENT_STOP: Final = _point(
+    "subagent_stop",
+    SubagentEvent,
+    writable=("output", "metadata"),
+    decisions=("block", "stop"),
+    subject="agent_type",
+    fail_closed="stop",
+)
+SESSION_START: Final = _point(
+    "session_start", RunEvent, writable=("prompt", "metadata"), subject="source"
+)
+SESSION_END: Final = _point("session_end", RunEvent, feeds_model=False, subject="source")
+BEFORE_COMPACT: Final = _point(
+    "before_compact",
+    CompactEvent,
+    writable=("instructions", "metadata"),
+    decisions=("block", "ask", "stop"),
+    subject="trigger",
+)
+AFTER_COMPACT: Final = _point("after_compact", CompactEvent, subject="trigger")
+PERMISSION_REQUEST: Final = _point(
+    "permission_request",
+    PermissionEvent,
+    writable=("answer", "metadata"),
+    decisions=("block", "stop"),
+    feeds_model=False,
+    subject="tool_name",
+)
+NOTIFICATION: Final = _point("notification", NotificationEvent, feeds_model=False, subject="kind")
+TASK_CREATED: Final = _point("task_created", TaskEvent, decisions=("block", "stop"))
+"""Fired by a planning tool before an item joins the task list; a block refuses the update."""
+TASK_COMPLETED: Final = _point("task_completed", TaskEvent, decisions=("block", "stop"))
+"""Fired by a planning tool before an item is marked completed; a block refuses the update."""
+ELICITATION: Final = _point(
+    "elicitation",
+    ElicitationEvent,
+    writable=("action", "content", "metadata"),
+    decisions=("block", "ask", "stop"),
+    feeds_model=False,
+    subject="server",
+)
+"""Fired when an MCP server asks the user for input; see `ElicitationEvent`."""
+ELICITATION_RESULT: Final = _point(
+    "elicitation_result",
+    ElicitationEvent,
+    writable=("action", "content", "metadata"),
+    decisions=("block", "stop"),
+    feeds_model=False,
+    subject="server",
+)
+"""Fired with the answer before it goes back to the MCP server."""
+
+ALL_POINTS: Final[tuple[HookPoint[Any], ...]] = (
+    EXECUTION_START,
+    USER_PROMPT,
+    BEFORE_STEP,
+    BEFORE_INFERENCE,
+    AFTER_INFERENCE,
+    BEFORE_TOOL,
+    AFTER_TOOL,
+    TOOL_REFUSED,
+    AFTER_STEP,
+    SHOULD_CONTINUE,
+    STOP,
+    EXECUTION_END,
+    ON_ERROR,
+    SUBAGENT_START,
+    SUBAGENT_STOP,
+    SESSION_START,
+    SESSION_END,
+    BEFORE_COMPACT,
+    AFTER_COMPACT,
+    PERMISSION_REQUEST,
+    NOTIFICATION,
+    TASK_CREATED,
+    TASK_COMPLETED,
+    ELICITATION,
+    ELICITATION_RESULT,
+)
+POINTS_BY_NAME: Final = {point.name: point for point in ALL_POINTS}

@@ -1,0 +1,113 @@
+"""Inference: before_inference → model → after_inference, with retries hooks ask for."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import final
+
+from hookagent._messages import UserMessage
+from hookagent._usage import Usage
+from hookagent.hooks._events import InferenceEvent, InferenceResultEvent
+from hookagent.hooks._points import AFTER_INFERENCE, BEFORE_INFERENCE
+from hookagent.kernel._context import RunContext
+from hookagent.kernel._failures import ErrorHandler
+from hookagent.models._base import ModelRequest, ModelResponse, StreamingModel
+from hookagent.models._received import received, safe_deltas
+
+__all__ = ["Inference"]
+
+
+@final
+class Inference:
+    __slots__ = ("_errors",)
+
+    def __init__(self, errors: ErrorHandler) -> None:
+        self._errors = errors
+
+    async def infer(self, ctx: RunContext) -> tuple[ModelResponse | None, tuple[str, ...]]:
+        """The step's response (None if the run ended or the error was ignored), and the
+        context texts after_inference hooks attached to it."""
+        state = ctx.state
+        state.position.phase = "inference"
+        request = ModelRequest(
+            messages=ctx.view.messages,
+            tools=ctx.tool_specs,
+            system_prompt=ctx.system_prompt,
+            settings=ctx.settings,
+            step=state.position.step,
+        )
+        cached: ModelResponse | None = None
+        if ctx.hooks.wants(BEFORE_INFERENCE):
+            _, event = await ctx.consult(
+                BEFORE_INFERENCE,
+                InferenceEvent(run=ctx.view, step=state.position.step, request=request),
+            )
+            if ctx.ended:
+                return None, ()
+            request, cached = event.request, event.response
+        attempt = 1
+        spent: Usage | None = None
+        """Usage of replies after_inference hooks sent back: billed, so counted."""
+        while True:
+            response = cached or await self._call_model(ctx, request)
+            cached = None  # a response from a hook answers the first attempt only
+            if response is None:
+                if spent is not None:
+                    state.usage = state.usage + spent
+                return None, ()
+            if not ctx.hooks.wants(AFTER_INFERENCE):
+                return response if spent is None else _with_spent(response, spent), ()
+            after, checked = await ctx.hooks.fire(
+                AFTER_INFERENCE,
+                InferenceResultEvent(
+                    run=ctx.view,
+                    step=state.position.step,
+                    request=request,
+                    response=response,
+                    attempt=attempt,
+                ),
+            )
+            if after.outcome == "stop":
+                state.usage = state.usage + response.usage + (spent or Usage())
+                state.stop_by(after)
+                return None, ()
+            if after.outcome != "retry":
+                reply = checked.response
+                return reply if spent is None else _with_spent(reply, spent), after.contexts
+            spent = response.usage if spent is None else spent + response.usage
+            if attempt > ctx.budgets.retries:
+                state.finish(
+                    "stopped",
+                    "retry_limit",
+                    f"after_inference hooks asked to retry the model call more than "
+                    f"{ctx.budgets.retries} times (retry budget); last reason: "
+                    f"{after.reason}",
+                )
+                state.usage = state.usage + spent
+                return None, ()
+            state.messages.append(checked.response.message)
+            feedback = after.message or after.reason or "Please try again."
+            state.messages.append(UserMessage(content=feedback, synthetic=True))
+            attempt += 1
+
+    async def _call_model(self, ctx: RunContext, request: ModelRequest) -> ModelResponse | None:
+        attempt = 1
+        while True:
+            try:
+                return await _ask(ctx, request)
+            except Exception as exc:
+                action = await self._errors.handle(ctx, exc, where="model", attempt=attempt)
+                if action != "retry":
+                    return None
+                attempt += 1
+
+
+async def _ask(ctx: RunContext, request: ModelRequest) -> ModelResponse:
+    """The model's reply, streamed when someone watches, made safe to keep (`received`)."""
+    if ctx.on_delta is not None and isinstance(ctx.model, StreamingModel):
+        return received(await ctx.model.stream(request, safe_deltas(ctx.on_delta)))
+    return received(await ctx.model.request(request))
+
+
+def _with_spent(response: ModelResponse, spent: Usage) -> ModelResponse:
+    return replace(response, usage=spent + response.usage)

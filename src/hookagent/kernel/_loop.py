@@ -1,0 +1,163 @@
+"""The kernel: one loop, read top to bottom.
+
+    session_start, execution_start, user_prompt
+    repeat: before_step, inference, tools, after_step; should_continue / stop
+    execution_end, session_end
+
+Every rung is a composite with one concern; the loop only checks whether the run has ended.
+Any exception on the way goes to the ErrorHandler (`on_error`), whose hooks decide.
+
+Whether the loop goes round again is decided here too: `ContinuationEvaluator` asks
+should_continue hooks (limits, tool-call presence…): `continue` means another step, `stop`
+ends the run at once. With no opinion either way the run would end normally, so
+`StopResolver` asks the stop hooks, which may refuse — within a budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Final, final
+
+from hookagent._messages import UserMessage
+from hookagent.hooks._events import ContinueEvent, StopEvent
+from hookagent.hooks._points import SHOULD_CONTINUE, STOP
+from hookagent.kernel import _cancellation as cancellation
+from hookagent.kernel._context import RunContext
+from hookagent.kernel._failures import ErrorHandler
+from hookagent.kernel._inference import Inference
+from hookagent.kernel._lifecycle import ExecutionLifecycle
+from hookagent.kernel._step import StepRunner
+from hookagent.kernel._tool_executor import ToolExecutor
+
+__all__ = ["Kernel"]
+
+_AFTER_THE_END: Final = frozenset({"execution_end", "session_end"})
+"""Rungs that run once the run has its final status."""
+
+
+@final
+class Kernel:
+    __slots__ = ("_continuation", "_errors", "_lifecycle", "_steps")
+
+    def __init__(self) -> None:
+        self._errors = ErrorHandler()
+        self._lifecycle = ExecutionLifecycle()
+        self._steps = StepRunner(Inference(self._errors), ToolExecutor(self._errors))
+        self._continuation = ContinuationEvaluator(StopResolver())
+
+    async def run(
+        self, ctx: RunContext, prompt: str | None, *, resumed: bool = False, mid_run: bool = False
+    ) -> None:
+        """Run from the start, or take a run up again (`resumed`): `mid_run` when it is
+        taken up at a turn of the loop or at its end, whose checkpoint (`ctx.turn`) was
+        taken already, rather than at its start."""
+        await self._safely(ctx, self._lifecycle.open(ctx, resumed=resumed), "session_start")
+        if not mid_run and not ctx.ended:
+            await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
+        turn = ctx.turn
+        while not ctx.ended:
+            if turn is not None and not mid_run:
+                await turn(ctx.state)
+            mid_run = False
+            steps_before = ctx.state.step_count
+            await self._safely(ctx, self._steps.run(ctx), "step")
+            if ctx.state.step_count == steps_before and not ctx.ended:
+                self._steps.record_failure(ctx)  # keeps step limits counting
+            if not ctx.ended:
+                await self._safely(ctx, self._continuation.decide(ctx), "should_continue")
+        if turn is not None and not mid_run:
+            await turn(ctx.state)
+        await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
+        await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
+
+    async def cancelled(self, ctx: RunContext) -> None:
+        """Record a run whose task was cancelled (see `cancellation`); the caller goes on
+        with the cancellation. A run nobody keeps ends here: execution_end, session_end
+        (unless it was cancelled in those already)."""
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # delivered: what follows may await, and its hooks time out as usual
+        ending = ctx.state.position.phase == "end"  # execution_end is running already
+        cancellation.stop(ctx.state, kept=ctx.kept)
+        ctx.tick()
+        if not ctx.kept and not ending:
+            await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
+            await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
+
+    async def _safely(self, ctx: RunContext, rung: Awaitable[None], where: str) -> None:
+        try:
+            await rung
+        except Exception as exc:
+            action = await self._errors.handle(ctx, exc, where=where, retryable=False)
+            if action != "stop":
+                return
+            if not ctx.ended:
+                ctx.state.finish("failed", "error", f"{where}: {exc}")
+            elif where in _AFTER_THE_END:  # the run had finished; it fails all the same
+                ctx.state.fail_after_end(f"{where}: {ctx.state.error or exc}")
+
+
+# -- whether the loop goes round again ---------------------------------------------------
+
+
+@final
+class StopResolver:
+    async def resolve(self, ctx: RunContext) -> None:
+        """End the run, unless a stop hook blocks the stop (then the reason is the next
+        instruction for the model)."""
+        state = ctx.state
+        state.position.phase = "stop"
+        decision, event = await ctx.hooks.fire(
+            STOP,
+            StopEvent(
+                run=ctx.view,
+                step=state.position.step,
+                output=state.output,
+                stop_hook_active=state.stop_block_streak > 0,
+            ),
+        )
+        if decision.outcome == "stop":
+            state.stop_by(decision)
+            return
+        if decision.outcome == "block":
+            if state.stop_block_streak >= ctx.budgets.stop_blocks:
+                state.finish(
+                    "stopped",
+                    "retry_limit",
+                    f"stop hooks refused to stop {state.stop_block_streak} times in a "
+                    f"row (budget: {ctx.budgets.stop_blocks} consecutive stop-blocks); "
+                    f"last reason: {decision.reason}",
+                )
+                return
+            state.stop_block_streak += 1
+            state.messages.append(
+                UserMessage(content=decision.reason or "Continue.", synthetic=True)
+            )
+            state.add_reminder(decision.contexts)
+            return
+        state.output = event.output
+        state.finish("completed", "completed")
+
+
+@final
+class ContinuationEvaluator:
+    __slots__ = ("_stop",)
+
+    def __init__(self, stop: StopResolver) -> None:
+        self._stop = stop
+
+    async def decide(self, ctx: RunContext) -> None:
+        state = ctx.state
+        state.position.phase = "continue"
+        calls = state.steps.last_call_count()
+        decision, _ = await ctx.consult(
+            SHOULD_CONTINUE, ContinueEvent(run=ctx.view, step=state.position.step, tool_calls=calls)
+        )
+        if ctx.ended:
+            return
+        if decision.outcome == "continue":
+            if decision.message:
+                state.messages.append(UserMessage(content=decision.message, synthetic=True))
+            return
+        await self._stop.resolve(ctx)

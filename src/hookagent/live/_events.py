@@ -1,0 +1,102 @@
+"""What `Agent.stream` yields while a run executes: steps, model deltas, tool calls and
+decisions.
+
+Deltas (`TextDelta`, `ReasoningDelta`, `ToolCallDelta`) arrive only from drivers that stream;
+`ModelReplied` always follows with the assembled reply, after `after_inference` hooks ran. A
+model call the error policy retries streams again from its start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias, final
+
+from hookagent.hooks._decision import Decision
+from hookagent.kernel._records import StepRecord, ToolExecution
+from hookagent.models._base import (
+    ModelResponse,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+
+if TYPE_CHECKING:
+    from hookagent.kernel._result import RunResult
+
+__all__ = [
+    "DecisionMade",
+    "Emit",
+    "ModelReplied",
+    "ReasoningDelta",
+    "RunFinished",
+    "StepFinished",
+    "StepStarted",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCallDelta",
+    "ToolFinished",
+    "ToolStarted",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class StepStarted:
+    step: int
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ModelReplied:
+    step: int
+    response: ModelResponse
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    step: int
+    call_id: str
+    name: str
+    args: Mapping[str, Any]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    step: int
+    execution: ToolExecution
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class DecisionMade:
+    decision: Decision
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class StepFinished:
+    record: StepRecord
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    result: RunResult
+
+
+StreamEvent: TypeAlias = (
+    StepStarted
+    | TextDelta
+    | ReasoningDelta
+    | ToolCallDelta
+    | ModelReplied
+    | ToolStarted
+    | ToolFinished
+    | DecisionMade
+    | StepFinished
+    | RunFinished
+)
+Emit: TypeAlias = Callable[[StreamEvent], None]

@@ -1,0 +1,135 @@
+"""What the kernel asks of a model, and what it gets back.
+
+A driver implements `Model.request`; the kernel never sees a provider's wire format. The
+request holds the history as a read-only view of the run's messages, so building it costs the
+same at step 1 and at step 1,000.
+
+A driver that can stream also implements `StreamingModel.stream`: it reports deltas through a
+callback as they arrive and returns the same assembled `ModelResponse` that `request` would.
+The kernel streams only when someone watches (`Agent.stream`, the CLI's live view).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias, final, runtime_checkable
+
+from hookagent._messages import AssistantMessage, Message
+from hookagent._usage import Usage
+
+__all__ = [
+    "Delta",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "OnDelta",
+    "OutputSpec",
+    "ReasoningDelta",
+    "StreamingModel",
+    "TextDelta",
+    "ToolCallDelta",
+    "ToolSpec",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    """A tool as a model sees it: name, description and JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutputSpec:
+    """A JSON schema the final answer must match, for drivers with a native JSON-schema mode
+    (OpenAI's `response_format` / Responses `text.format`)."""
+
+    name: str
+    schema: Mapping[str, Any]
+    strict: bool = False
+    """Ask the provider to enforce the schema exactly (its schema rules must then hold)."""
+    description: str = ""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRequest:
+    messages: Sequence[Message]
+    """The conversation so far (a view; drivers must not keep it past the call)."""
+    tools: tuple[ToolSpec, ...] = ()
+    system_prompt: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    """Provider settings such as temperature or max_tokens."""
+    step: int = 0
+    output: OutputSpec | None = None
+    """Set when the run wants a structured final answer in the provider's native mode."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelResponse:
+    message: AssistantMessage
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+    model_name: str | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the answer's text, as the provider streamed it."""
+
+    step: int
+    text: str
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's visible reasoning or thinking text."""
+
+    step: int
+    text: str
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of a tool call: the first delta of a call carries its id and name, the rest
+    carry fragments of its JSON arguments. `index` orders the calls of one reply."""
+
+    step: int
+    index: int
+    call_id: str | None
+    name: str | None
+    arguments: str
+
+
+Delta: TypeAlias = TextDelta | ReasoningDelta | ToolCallDelta
+OnDelta: TypeAlias = Callable[[Delta], None]
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A language model driver."""
+
+    @property
+    def name(self) -> str:
+        """`provider:model`, as shown in records and errors."""
+        ...
+
+    async def request(self, request: ModelRequest, /) -> ModelResponse: ...
+
+
+@runtime_checkable
+class StreamingModel(Model, Protocol):
+    """A driver that can report its reply while it arrives."""
+
+    async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
+        """Call `on_delta` for each piece as it arrives; return the assembled response."""
+        ...

@@ -1,0 +1,141 @@
+"""The activities a worker runs for its agent: one model call, one tool call, one fold of
+hooks that may do I/O, one reconcile of a call left in doubt.
+
+They run the agent's own model and tools in the worker's process, outside the workflow,
+so whatever they do (network, files, subprocesses) never has to be deterministic. A tool
+heartbeats while it runs: a worker that dies mid-call is noticed within the heartbeat
+timeout, and the workflow reports the call in doubt rather than running it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from typing import Any, final
+
+from temporalio import activity
+
+from hookagent._agent import Agent
+from hookagent._canonical import call_key, canonical
+from hookagent._messages import ToolCall
+from hookagent._run_setup import RunSetup
+from hookagent.durable import _codec as codec
+from hookagent.durable import _folds as folds
+from hookagent.durable._reconcile import reconcile
+from hookagent.hooks._engine import fold
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._state import RunState
+from hookagent.kernel._view import RunView
+from hookagent.models._received import received
+from hookagent.temporal import _events as events
+from hookagent.temporal._wire import FOLD, MODEL, RECONCILE, TOOL, failure
+from hookagent.tools._base import ToolContext
+
+__all__ = ["AgentActivities"]
+
+
+@final
+class AgentActivities:
+    """The activities of one agent (register `model` and `tool` with a worker)."""
+
+    def __init__(self, agent: Agent, setup: RunSetup, heartbeat: float) -> None:
+        self._agent = agent
+        self._setup = setup
+        self._beat = heartbeat / 3
+        self._hooks = {(h.point.name, h.id): h for h in setup.registry}
+
+    @activity.defn(name=FOLD)
+    async def fold(self, task: dict[str, Any]) -> str:
+        """Run a point's hooks over the event the workflow sent, watched for their timeouts
+        as in a run; the outcome as `durable.folds` writes it."""
+        hooks = tuple(self._hooks[(task["point"], hook)] for hook in task["hooks"])
+        point = hooks[0].point
+        event = events.decode(task["event"], self._setup.specs)
+        tick = self._setup.watch_tick
+        watch = HookWatch(tick) if tick is not None else None
+        if watch is not None:
+            current = asyncio.current_task()
+            assert current is not None, "an activity runs in a task"
+            watch.track(current)
+        try:
+            folded = await fold(point, hooks, event, watch)
+        finally:
+            if watch is not None:
+                await watch.close()
+        return folds.encode(point, event, folded)
+
+    @activity.defn(name=MODEL)
+    async def model(self, request: Any) -> dict[str, Any]:
+        """The model's reply to a request (`durable.codec` field `request`)."""
+        try:
+            response = received(
+                await self._agent.model.request(codec.load_field("request", request))
+            )
+        except Exception as exc:
+            return failure(exc)
+        return {"response": codec.dump("response", response)}
+
+    @activity.defn(name=TOOL)
+    async def tool(self, task: dict[str, Any]) -> dict[str, Any]:
+        """Call one tool as the kernel would, with a view of the run that holds its id,
+        metadata and step (not its messages); a result longer than the tool's
+        `max_result_chars` is cut, and saved whole in the run's folder, here."""
+        call = ToolCall(id=task["call_id"], name=task["name"], args=task["args"])
+        args = codec.load_field("args", task["args"])
+        state = RunState(run_id=task["run_id"], metadata=dict(task["metadata"]))
+        state.position.step = task["step"]
+        view = RunView(state, self._setup.specs)
+        view.files_root = self._setup.outputs.root
+        key = _key(task, args)
+        context = ToolContext(run=view, call=call, idempotency_key=key)
+        beating = asyncio.create_task(self._heartbeat())
+        try:
+            result = await self._setup.tools[call.name](args, context)
+        except Exception as exc:
+            return failure(exc)
+        finally:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beating
+        outputs = self._setup.outputs
+        limit = outputs.limits.get(call.name)
+        if limit is not None and len(result.content) > limit:
+            result = await outputs.bound(state.run_id, call, result)
+        return {"result": codec.dump("result", result)}
+
+    @activity.defn(name=RECONCILE)
+    async def reconcile(self, task: dict[str, Any]) -> dict[str, Any] | None:
+        """The tool's answer on a call left in doubt (`durable.reconcile`), with the
+        decision that records it; None if the tool does not reconcile."""
+        name = task["name"]
+        args = codec.load_field("args", task["args"])
+        found = await reconcile(
+            name,
+            self._setup.traits[name],
+            args,
+            _key(task, args),
+            run_id=task["run_id"],
+            step=task["step"],
+            call_id=task["call_id"],
+        )
+        if found is None:
+            return None
+        answer, decision = found
+        result = codec.dump("result", answer.result) if answer.result is not None else None
+        return {
+            "outcome": answer.outcome,
+            "reason": answer.reason,
+            "result": result,
+            "decision": codec.dump("decision", decision),
+        }
+
+    async def _heartbeat(self) -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(self._beat)
+
+
+def _key(task: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+    """The call's idempotency key, as a run in memory gives its tool."""
+    return call_key(task["run_id"], task["call_id"], canonical(dict(args)))

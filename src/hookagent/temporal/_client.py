@@ -1,0 +1,125 @@
+"""`TemporalRuns`: start an agent's runs on Temporal, answer their questions, read them.
+
+A run's workflow id is its run id. The result is the agent's own `RunResult`, finished by
+its capabilities here, from the state the workflow returns.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any, final
+
+from temporalio.client import Client, WorkflowHandle
+
+from hookagent._agent import Agent
+from hookagent.durable import _codec as codec
+from hookagent.durable._answers import Scope, answer_json
+from hookagent.hooks._decision import Decision
+from hookagent.kernel._result import RunResult
+from hookagent.kernel._state import RunState
+from hookagent.temporal._workflow import WORKFLOW, AgentRun
+
+__all__ = ["TemporalRuns", "answer", "connect", "waiting"]
+
+
+async def connect(address: str) -> Client:
+    """A client of the Temporal server at `address` (HOST:PORT), default namespace."""
+    return await Client.connect(address)
+
+
+@final
+class TemporalRuns:
+    """`agent`'s runs on the workers of `task_queue`."""
+
+    def __init__(self, agent: Agent, client: Client, task_queue: str) -> None:
+        self._agent = agent
+        self.client = client
+        self.task_queue = task_queue
+
+    async def start(
+        self, prompt: str, *, run_id: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> str:
+        """Start a run; its id."""
+        run_id = run_id or uuid.uuid4().hex
+        await self.client.start_workflow(
+            WORKFLOW,
+            {
+                "prompt": prompt,
+                "metadata": dict(metadata or {}),
+                "policy": self._agent.policy_version,
+            },
+            id=run_id,
+            task_queue=self.task_queue,
+        )
+        return run_id
+
+    async def run(
+        self, prompt: str, *, run_id: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> RunResult[Any]:
+        """Start a run and wait for its end."""
+        return await self.result(await self.start(prompt, run_id=run_id, metadata=metadata))
+
+    async def result(self, run_id: str) -> RunResult[Any]:
+        """The run's result, once it ended."""
+        state = RunState.from_json(await self._handle(run_id).result())
+        return self._agent.setup_for(None).finish(RunResult.of(state))
+
+    async def state(self, run_id: str) -> RunState:
+        """The run as it stands."""
+        return RunState.from_json(await self._handle(run_id).query(AgentRun.state))
+
+    async def decisions(self, run_id: str) -> list[Decision]:
+        found = await self._handle(run_id).query(AgentRun.decisions)
+        return [codec.load("decision", json.dumps(d)) for d in found]
+
+    async def questions(self, run_id: str) -> list[dict[str, Any]]:
+        """The questions waiting now: each with its `id` and what `question_json` holds."""
+        return await waiting(self.client, run_id)
+
+    async def calls(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """Each tool call's step, name and state (planned, started, done, failed, in_doubt)."""
+        return await self._handle(run_id).query(AgentRun.calls)
+
+    async def answer(
+        self,
+        run_id: str,
+        question_id: str,
+        approved: bool,
+        *,
+        reason: str | None = None,
+        by: str = "cli",
+        scope: Scope = "once",
+        ttl: float | None = None,
+    ) -> None:
+        """Answer a waiting question (see `answer`)."""
+        await answer(
+            self.client, run_id, question_id, approved, reason=reason, by=by, scope=scope, ttl=ttl
+        )
+
+    def _handle(self, run_id: str) -> WorkflowHandle[Any, Any]:
+        return self.client.get_workflow_handle(run_id)
+
+
+async def answer(
+    client: Client,
+    run_id: str,
+    question_id: str,
+    approved: bool,
+    *,
+    reason: str | None = None,
+    by: str = "cli",
+    scope: Scope = "once",
+    ttl: float | None = None,
+) -> None:
+    """Answer question `question_id` of run `run_id` with an update, as a store takes an
+    answer (`answer_json`); refused if it does not wait, or `scope` is `session`."""
+    data = json.loads(answer_json(approved, reason=reason, by=by, scope=scope, ttl=ttl))
+    handle = client.get_workflow_handle(run_id)
+    await handle.execute_update(AgentRun.answer, args=[question_id, data])
+
+
+async def waiting(client: Client, run_id: str) -> list[dict[str, Any]]:
+    """Run `run_id`'s questions waiting now."""
+    return await client.get_workflow_handle(run_id).query(AgentRun.questions)

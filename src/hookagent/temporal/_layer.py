@@ -1,0 +1,197 @@
+"""`TemporalLayer`: the kernel's seams (`kernel.seams`) inside a Temporal workflow.
+
+- **folds** whose hooks are all synchronous and in-process run in the workflow, and replay
+  the same; a fold with a hook that may do I/O (`io_hooks`: any async or blocking hook,
+  which command, http, prompt and agent hooks are) runs in an activity, whose outcome the
+  workflow history keeps (`events` carries the event there, `durable.folds` the outcome
+  back). A fold activity gets one attempt: a worker lost in it fails the fold, as a hook
+  that raised does, and the error policy decides;
+- a **question** no hook answers waits in the workflow for an update (`questions`);
+- the **model** is asked through an activity (`remote.ActivityModel`);
+- each **tool call** runs through an activity (`remote.ActivityTool`); the call log keeps
+  each call's state (planned, started, done, failed, in_doubt) for queries, and settles a
+  call whose worker was lost as a resumed run on a store does (`durable.in_doubt`): the
+  tool's `reconcile` (in an activity) first, then a before_tool fold told of the doubt may
+  approve a rerun with an `ask`; otherwise the model is told the call may or may not have
+  taken effect. An idempotent tool's call is retried by Temporal instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, final
+
+from temporalio import workflow
+
+from hookagent._messages import ToolCall
+from hookagent.durable import _codec as codec
+from hookagent.durable import _folds as folds
+from hookagent.durable._in_doubt import unless_hooks_rerun
+from hookagent.durable._reconcile import note
+from hookagent.hooks._engine import Folded, fold
+from hookagent.hooks._hook import Hook
+from hookagent.hooks._points import HookPoint
+from hookagent.hooks._result import HookResult
+from hookagent.hooks._watch import HookWatch
+from hookagent.kernel._approval import Answer, Question
+from hookagent.kernel._context import RunContext
+from hookagent.kernel._seams import Asking, RunTool
+from hookagent.kernel._state import RunState
+from hookagent.models._base import Model, ToolSpec
+from hookagent.temporal import _events as events
+from hookagent.temporal._questions import Questions
+from hookagent.temporal._remote import ONCE, ActivityModel, ActivityTool, InDoubt, Timeouts
+from hookagent.temporal._wire import FOLD, RECONCILE
+from hookagent.tools._base import Tool, ToolResult
+from hookagent.tools._traits import ToolTraits
+
+__all__ = ["TemporalCalls", "TemporalLayer", "io_hooks"]
+
+
+_TIMERS_ONLY: Final = frozenset({"policies:error_policy"})
+"""Async hooks whose only await is `asyncio.sleep` (the error policy's backoff), which in a
+workflow is a durable timer: they replay the same."""
+
+
+def io_hooks(hooks: Iterable[Hook[Any]]) -> list[str]:
+    """The hooks that may do I/O (async, or sync but blocking: command, http, prompt and
+    agent hooks among them), which a workflow cannot run and replay deterministically."""
+    return sorted({h.id for h in hooks if (h.is_async or h.blocking) and h.id not in _TIMERS_ONLY})
+
+
+@final
+class TemporalCalls:
+    """The `CallLog` of a run on Temporal: each call's state, and calls left in doubt."""
+
+    def __init__(self, timeouts: Timeouts) -> None:
+        self.calls: dict[str, dict[str, Any]] = {}
+        self._timeouts = timeouts
+
+    def planned(self, step: int, calls: Sequence[ToolCall], /) -> None:
+        for call in calls:
+            self.calls[call.id] = {"step": step, "name": call.name, "state": "planned"}
+
+    async def execute(
+        self,
+        ctx: RunContext,
+        call: ToolCall,
+        args: Mapping[str, Any],
+        attempt: int,
+        run: RunTool,
+        /,
+    ) -> tuple[ToolResult, int]:
+        row = self.calls.setdefault(
+            call.id, {"step": ctx.state.position.step, "name": call.name, "state": "planned"}
+        )
+        row["state"] = "started"
+        try:
+            result, attempt = await run(ctx, call, args, attempt)
+        except InDoubt:
+            row["state"] = "in_doubt"
+            settled = await self._reconciled(ctx, call, args)
+            if isinstance(settled, ToolResult):
+                result = settled
+            elif not settled and (
+                refused := await unless_hooks_rerun(ctx, call, args, lost="its worker was lost")
+            ):
+                return refused, attempt
+            else:
+                row["state"] = "started"
+                result, attempt = await run(ctx, call, args, attempt + 1)
+        row["state"] = "failed" if result.is_error else "done"
+        return result, attempt
+
+    async def _reconciled(
+        self, ctx: RunContext, call: ToolCall, args: Mapping[str, Any]
+    ) -> ToolResult | bool:
+        """Ask a tool that reconciles (in an activity) whether the call took effect: its
+        result if done, True if not done (the call runs now), False if it cannot tell or
+        does not reconcile. The answer is recorded as a decision at point `reconcile`."""
+        if ctx.traits[call.name].reconcile is None:
+            return False
+        task = {
+            "run_id": ctx.state.run_id,
+            "step": ctx.state.position.step,
+            "call_id": call.id,
+            "name": call.name,
+            "args": codec.dump_field("args", dict(args)),
+        }
+        found: dict[str, Any] | None = await workflow.execute_activity(
+            RECONCILE, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
+        )
+        if found is None:
+            return False
+        note(ctx, codec.load("decision", found["decision"]))
+        if found["outcome"] == "done" and found["result"] is not None:
+            done: ToolResult = codec.load("result", found["result"])
+            return done
+        return bool(found["outcome"] == "not_done")
+
+
+def _remote(hooks: tuple[Hook[Any], ...]) -> list[str] | None:
+    return [h.id for h in hooks] if io_hooks(hooks) else None
+
+
+@final
+class TemporalLayer:
+    """The seams of one run in its workflow."""
+
+    spills_here = False  # a result over its tool's limit is cut in the tool activity
+
+    def __init__(
+        self,
+        questions: Questions,
+        state: RunState,
+        timeouts: Timeouts,
+        traits: Mapping[str, ToolTraits],
+    ) -> None:
+        self.questions = questions
+        self.calls = TemporalCalls(timeouts)
+        self._state = state
+        self._timeouts = timeouts
+        self._traits = traits
+        self._remote: dict[int, tuple[tuple[Hook[Any], ...], list[str] | None]] = {}
+        """Per hook tuple (by identity, kept alive here): its hook ids if it runs remotely."""
+
+    async def fold(
+        self,
+        point: HookPoint[Any],
+        hooks: tuple[Hook[Any], ...],
+        event: Any,
+        watch: HookWatch | None,
+    ) -> Folded[Any] | HookResult | None:
+        """In the workflow, unwatched, when its hooks are synchronous and do no I/O;
+        otherwise in a fold activity."""
+        found = self._remote.get(id(hooks))
+        if found is None:
+            found = self._remote[id(hooks)] = (hooks, _remote(hooks))
+        ids = found[1]
+        if ids is None:
+            return await fold(point, hooks, event, None)
+        task = {"point": point.name, "hooks": ids, "event": events.encode(event, self._state)}
+        outcome: str = await workflow.execute_activity(
+            FOLD, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
+        )
+        return folds.decode(event, outcome)
+
+    def model(self, model: Model, /) -> Model:
+        return ActivityModel(model, self._timeouts)
+
+    def tools(self, tools: Mapping[str, Tool], /) -> Mapping[str, Tool]:
+        """Stand-ins that call each tool through the tool activity."""
+        return {
+            name: ActivityTool(
+                ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters),
+                self._state,
+                idempotent=self._traits[name].idempotent,
+                timeouts=self._timeouts,
+            )
+            for name, tool in tools.items()
+        }
+
+    async def turn(self, state: RunState) -> None:
+        return None  # the workflow's history is the run's record: no checkpoint to take
+
+    async def settle(self, question: Question, index: int, asking: Asking) -> Answer:
+        """permission_request hooks first, then an approval in scope or someone's answer."""
+        return await asking.ask_hooks(question) or await self.questions.settle(question)

@@ -1,0 +1,116 @@
+"""The model and the tools as a workflow sees them: each call is an activity.
+
+`ActivityModel` wraps the agent's model as a `Model`; `ActivityTool` stands in for one tool
+in the run's context, so the kernel's own tool path (error policy, retries asked by hooks,
+records) runs in the workflow while the tool runs in an activity.
+
+A model call is retried by Temporal when its worker is lost (asking again has no effect).
+A tool call is retried so only when the tool is `idempotent`; otherwise it gets one attempt,
+and a lost worker leaves it **in doubt** (`InDoubt`), never run twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any, final
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+from temporalio.exceptions import TimeoutError as ActivityTimeout
+
+from hookagent.durable import _codec as codec
+from hookagent.kernel._state import RunState
+from hookagent.models._base import Model, ModelRequest, ModelResponse, ToolSpec
+from hookagent.temporal._wire import MODEL, TOOL, raised
+from hookagent.tools._base import ToolContext, ToolResult
+
+__all__ = ["ONCE", "ActivityModel", "ActivityTool", "InDoubt", "Timeouts"]
+
+
+class InDoubt(BaseException):
+    """A tool call's worker was lost before the call reported its end. A BaseException, so
+    the error policy (`except Exception`) does not take it for a failure to retry."""
+
+
+@final
+class Timeouts:
+    """How long activities may take, and how soon a lost worker is noticed."""
+
+    __slots__ = ("heartbeat", "model", "tool")
+
+    def __init__(self, *, model: float, tool: float, heartbeat: float) -> None:
+        self.model = timedelta(seconds=model)
+        self.tool = timedelta(seconds=tool)
+        self.heartbeat = timedelta(seconds=heartbeat)
+
+
+ONCE = RetryPolicy(maximum_attempts=1)
+_AGAIN = RetryPolicy(maximum_attempts=3)
+"""An idempotent tool's call is run again when its worker is lost, up to three times."""
+
+
+@final
+class ActivityModel:
+    """`model` (its name and traits), asked through the model activity."""
+
+    def __init__(self, model: Model, timeouts: Timeouts) -> None:
+        self._model = model
+        self._timeouts = timeouts
+        self.name = model.name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)  # the model's own traits (accepts_images, …)
+
+    async def request(self, request: ModelRequest, /) -> ModelResponse:
+        data: dict[str, Any] = await workflow.execute_activity(
+            MODEL,
+            codec.dump_field("request", request),
+            start_to_close_timeout=self._timeouts.model,
+        )
+        if "error" in data:
+            raise raised(data)
+        response: ModelResponse = codec.load("response", data["response"])
+        return response
+
+
+@final
+class ActivityTool:
+    """One tool of the run, called through the tool activity."""
+
+    def __init__(
+        self, spec: ToolSpec, state: RunState, *, idempotent: bool, timeouts: Timeouts
+    ) -> None:
+        self.name = spec.name
+        self.description = spec.description
+        self.parameters = spec.parameters
+        self._state = state
+        self._retry = _AGAIN if idempotent else ONCE
+        self._timeouts = timeouts
+
+    async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
+        task = {
+            "run_id": self._state.run_id,
+            "step": self._state.position.step,
+            "metadata": self._state.metadata,
+            "call_id": ctx.call.id,
+            "name": self.name,
+            "args": codec.dump_field("args", dict(args)),
+        }
+        try:
+            data: dict[str, Any] = await workflow.execute_activity(
+                TOOL,
+                task,
+                start_to_close_timeout=self._timeouts.tool,
+                heartbeat_timeout=self._timeouts.heartbeat,
+                retry_policy=self._retry,
+            )
+        except ActivityError as exc:
+            if isinstance(exc.cause, ActivityTimeout):
+                raise InDoubt(str(exc.cause)) from exc
+            raise
+        if "error" in data:
+            raise raised(data)
+        result: ToolResult = codec.load("result", data["result"])
+        return result

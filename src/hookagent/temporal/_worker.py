@@ -1,0 +1,55 @@
+"""`agent_worker`: a Temporal worker that runs an agent's runs on one task queue.
+
+The worker serves the `AgentRun` workflow and the model, tool, fold and reconcile
+activities of `agent`; any worker of the task queue may run any of them.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from hookagent._agent import Agent
+from hookagent.temporal._activities import AgentActivities
+from hookagent.temporal._remote import Timeouts
+from hookagent.temporal._workflow import AgentRun, Served, serve
+
+__all__ = ["HEARTBEAT", "MODEL_TIMEOUT", "TOOL_TIMEOUT", "agent_worker"]
+
+HEARTBEAT: Final = 10.0
+"""Seconds without a heartbeat after which a tool's worker counts as lost."""
+MODEL_TIMEOUT: Final = 600.0
+TOOL_TIMEOUT: Final = 3600.0
+
+
+def agent_worker(
+    client: Client,
+    agent: Agent,
+    task_queue: str,
+    *,
+    heartbeat: float = HEARTBEAT,
+    model_timeout: float = MODEL_TIMEOUT,
+    tool_timeout: float = TOOL_TIMEOUT,
+    max_cached_workflows: int = 1000,
+) -> Worker:
+    """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`).
+    `max_cached_workflows`: runs kept in memory between their steps; one that is not is
+    replayed from its history at its next step (0: every step replays)."""
+    setup = agent.setup_for(None)  # the tools and hooks its runs use, as `Agent.run` has them
+    timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
+    serve(Served(agent, setup, timeouts))
+    activities = AgentActivities(agent, setup, heartbeat)
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[AgentRun],
+        max_cached_workflows=max_cached_workflows,
+        activities=[
+            activities.model,
+            activities.tool,
+            activities.fold,
+            activities.reconcile,
+        ],
+    )
