@@ -7,7 +7,7 @@ by name. Only a run's checkpoint is not a plain value: it is kept as JSON text."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import fields
 from operator import attrgetter
 from types import MappingProxyType
@@ -81,24 +81,20 @@ def values(record: object, names: Sequence[str]) -> tuple[object, ...]:
     return tuple(getattr(record, name) for name in names)
 
 
-def _record(make: Callable[..., R], names: Sequence[str], row: Iterable[Any]) -> R:
-    return make(**dict(zip(names, row, strict=True)))
+def _maker(make: Callable[..., R], names: Sequence[str]) -> Callable[[Any], R]:
+    """`make(name=row[i], ...)` for each column, compiled once (as `dataclasses` compiles an
+    `__init__`): listing sessions builds a record per row, and a dict of keywords per row
+    cost twice as much. `names` are this module's column constants, never input; a row is
+    any sequence (an SQLite tuple, an asyncpg record)."""
+    keywords = ", ".join(f"{name}=row[{i}]" for i, name in enumerate(names))
+    made: Callable[[Any], R] = eval(f"lambda row: make({keywords})", {"make": make})
+    return made
 
 
-def session_record(row: Iterable[Any]) -> SessionRecord:
-    return _record(SessionRecord, SESSION_FIELDS, row)
-
-
-def call_record(row: Iterable[Any]) -> CallRecord:
-    return _record(CallRecord, CALL_FIELDS, row)
-
-
-def question_record(row: Iterable[Any]) -> QuestionRecord:
-    return _record(QuestionRecord, QUESTION_FIELDS, row)
-
-
-def token_record(row: Iterable[Any]) -> TokenRecord:
-    return _record(TokenRecord, TOKEN_FIELDS, row)
+session_record: Final = _maker(SessionRecord, SESSION_FIELDS)
+call_record: Final = _maker(CallRecord, CALL_FIELDS)
+question_record: Final = _maker(QuestionRecord, QUESTION_FIELDS)
+token_record: Final = _maker(TokenRecord, TOKEN_FIELDS)
 
 
 def checkpoint_json(point: Checkpoint) -> str:
@@ -126,22 +122,34 @@ def run_values(run: RunRecord) -> tuple[object, ...]:
     )
 
 
-def run_record(row: Iterable[Any], where: str) -> RunRecord:
+def run_record(row: Any, where: str) -> RunRecord:
     """The run a row of `RUN_COLUMNS` holds; a `StoreError` naming `where` if its checkpoint
     cannot be read."""
-    found = dict(zip(RUN_FIELDS, row, strict=True))
-    text = found.pop("checkpoint")
+    text = row[_CHECKPOINT_AT]
     if text is None:
-        return RunRecord(**found, checkpoint=None)
+        return _run(row, None)
     try:
         data = json.loads(text)
         # Fields a newer hookagent added are dropped, so an older one can still resume.
         point = Checkpoint(**{k: v for k, v in data.items() if k in _CHECKPOINT_FIELDS})
     except (ValueError, TypeError, AttributeError) as exc:
         raise StoreError(
-            f"{where}: run {found['id']!r} has an unreadable checkpoint {text!r}: {exc}"
+            f"{where}: run {row[0]!r} has an unreadable checkpoint {text!r}: {exc}"
         ) from exc
-    return RunRecord(**found, checkpoint=point)
+    return _run(row, point)
+
+
+_CHECKPOINT_AT: Final = RUN_FIELDS.index("checkpoint")
+_run: Final[Callable[[Any, Checkpoint | None], RunRecord]] = eval(
+    "lambda row, checkpoint: make("
+    + ", ".join(
+        "checkpoint=checkpoint" if name == "checkpoint" else f"{name}=row[{i}]"
+        for i, name in enumerate(RUN_FIELDS)
+    )
+    + ")",
+    {"make": RunRecord},
+)
+"""`RunRecord` of a row and its read checkpoint (compiled once, as `_maker`)."""
 
 
 def appended(flush: Flush) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
