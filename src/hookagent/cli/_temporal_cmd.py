@@ -8,11 +8,11 @@ model answers by history, so a worker that takes a run over answers where it was
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
@@ -23,6 +23,8 @@ from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_pat
 if TYPE_CHECKING:
     from hookagent._agent import Agent
     from hookagent.durable._answers import Scope
+
+T = TypeVar("T")
 
 __all__ = ["DEFAULT_QUEUE", "exit_now", "run_on_temporal", "temporal_app"]
 
@@ -86,10 +88,10 @@ def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float)
         client = await connect(address)
         async with agent_worker(client, agent, task_queue, heartbeat=heartbeat):
             typer.echo(f"worker on {address}, task queue {task_queue}", err=True)
-            await asyncio.Event().wait()
+            await _forever()
 
     try:
-        asyncio.run(go())
+        _run(go())
     except KeyboardInterrupt:
         typer.echo("worker stopped", err=True)
     return 0
@@ -100,7 +102,7 @@ def questions(
     address: AddressOpt, run_id: Annotated[str, typer.Argument(metavar="RUN_ID")]
 ) -> None:
     """The questions run RUN_ID waits on, one JSON object a line."""
-    exit_now(guarded(lambda: asyncio.run(_questions(address, run_id))))
+    exit_now(guarded(lambda: _run(_questions(address, run_id))))
 
 
 async def _questions(address: str, run_id: str) -> int:
@@ -165,7 +167,7 @@ def _answer(
         await answer(client, run_id, question_id, approved, reason=reason, scope=reach)
 
     try:
-        asyncio.run(go())
+        _run(go())
     except WorkflowUpdateFailedError as exc:
         raise ConfigError(str(exc.cause or exc), key=question_id) from exc
     except RPCError as exc:
@@ -195,7 +197,7 @@ def run_on_temporal(options: RunOptions, address: str, task_queue: str) -> int:
             typer.echo(result.output or result.stop_message or result.status)
         return exit_code(result)
 
-    return asyncio.run(go())
+    return _run(go())
 
 
 def _agent(options: RunOptions) -> Agent:
@@ -206,3 +208,16 @@ def _agent(options: RunOptions) -> Agent:
 
         agent.model = ScriptedModel.from_file(path, by_history=True)
     return agent
+
+
+def _run(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run`, imported when a command runs: `hookagent --help` does not pay for it."""
+    import asyncio
+
+    return asyncio.run(main)
+
+
+async def _forever() -> None:
+    import asyncio
+
+    await asyncio.Event().wait()
