@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Final, TypeVar, final
 
@@ -20,11 +20,8 @@ import asyncpg
 
 from hookagent._errors import StoreError
 from hookagent.store._columns import (
-    CALL_FIELDS,
-    QUESTION_FIELDS,
     SESSION_FIELDS,
     call_record,
-    checkpoint_json,
     question_record,
     run_record,
     run_values,
@@ -33,6 +30,7 @@ from hookagent.store._columns import (
 )
 from hookagent.store._control import ControlSQL, Dialect, SQLControl
 from hookagent.store._memory import refused
+from hookagent.store._postgres_flush import flush_args
 from hookagent.store._postgres_sql import SQL, Connection, Row, hide_password, secrets
 from hookagent.store._records import (
     Flush,
@@ -307,7 +305,7 @@ class PostgresStore(SQLControl):
         run (its calls' barriers, side by side) go one after the other: a statement reads
         the journal's last `seq` as it stood when it began, before the run's lock let it
         on."""
-        args = _flush_args(flush)
+        args = flush_args(flush)
         turn = self._flushing.get(flush.run_id)
         if turn is None:
             turn = self._flushing[flush.run_id] = _Turn()
@@ -387,39 +385,6 @@ class _Turn:
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
         self.users = 0
-
-
-def _flush_args(flush: Flush) -> tuple[object, ...]:
-    """`SQL.FLUSH`'s parameters: the run's, then one list per column of each table's rows.
-    Journal entries older than a checkpoint written with them are void already."""
-    point = flush.checkpoint
-    journal = [e for e in flush.journal if point is None or e.segment >= point.segment]
-    rows = (flush.messages, flush.steps, flush.decisions)
-    return (
-        flush.run_id,
-        flush.worker,
-        flush.epoch,
-        flush.status,
-        flush.scalars,
-        flush.at,
-        None if point is None else checkpoint_json(point),
-        flush.at + flush.lease if flush.worker is not None else 0.0,
-        None if point is None else point.segment,
-        *(column for table in rows for column in _columns(table, 2)),
-        [e.segment for e in journal],
-        [e.key for e in journal],
-        [e.kind for e in journal],
-        [e.data for e in journal],
-        *_columns([values(c, CALL_FIELDS) for c in flush.calls], len(CALL_FIELDS)),
-        *_columns([values(q, QUESTION_FIELDS) for q in flush.questions], len(QUESTION_FIELDS)),
-    )
-
-
-def _columns(rows: Sequence[Sequence[object]], width: int) -> list[list[object]]:
-    """Rows as one list per column (`width` empty lists for no rows)."""
-    if not rows:
-        return [[] for _ in range(width)]
-    return [list(column) for column in zip(*rows, strict=True)]
 
 
 async def _as_it_is(conn: object) -> None:
