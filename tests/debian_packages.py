@@ -12,10 +12,10 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["NotInstalled", "apt_install"]
+__all__ = ["FoundOnce", "NotInstalled", "apt_install"]
 
 INSTALL_TIMEOUT = 300.0
 LOCK = Path(tempfile.gettempdir()) / "hookagent-tests-apt.lock"
@@ -69,3 +69,36 @@ def tail(output: bytes | str | None, lines: int = 5) -> str:
     """The last lines of a command's output, on one line."""
     text = output.decode(errors="replace") if isinstance(output, bytes) else output or ""
     return " / ".join(text.strip().splitlines()[-lines:]) or "(no output)"
+
+
+class FoundOnce:
+    """A program the tests need, looked for (and installed) once a session: `find()` gives
+    its path or raises `NotInstalled` saying why; `describe()` is the report's line."""
+
+    def __init__(self, find: Callable[[], str]) -> None:
+        self._find = find
+        self.path: str | None = None
+        self.reason = ""
+        self.tried = False
+
+    def ensure(self) -> str | None:
+        """The path, or None (then `reason` says why)."""
+        if not self.tried:
+            self.tried = True
+            try:
+                self.path = self._find()
+            except NotInstalled as exc:
+                self.reason = str(exc)
+        return self.path
+
+    def given(self, path: str) -> None:
+        """Use `path`, found by other means (an environment variable)."""
+        self.path, self.tried = path, True
+
+    def describe(self) -> str:
+        """Which program the tests used, or why none: one line at the end of the report."""
+        if not self.tried:
+            return "not needed by the tests that ran"
+        if self.path is None:
+            return f"skipped: {self.reason}"
+        return f"ran with {self.path}"

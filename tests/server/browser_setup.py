@@ -13,60 +13,41 @@ from __future__ import annotations
 import os
 import shutil
 
-from debian_packages import NotInstalled, apt_install
+from debian_packages import FoundOnce, NotInstalled, apt_install
 
 ENV = "HOOKAGENT_TEST_CHROMIUM"
 REMEDY = f"install Chromium (Debian package `chromium`) or set {ENV} to a Chromium binary"
-
-_path: str | None = None
-_reason = ""
-_tried = False
 
 
 def ensure_chromium() -> str | None:
     """A Chromium binary for Playwright, or None (then `reason()` says why); once a session.
     A `HOOKAGENT_TEST_CHROMIUM` that is no executable file is a ValueError, not a skip."""
-    global _path, _reason, _tried
     given = os.environ.get(ENV, "").strip()
     if given:
         if not (os.path.isfile(given) and os.access(given, os.X_OK)):
             raise ValueError(f"{ENV}={given!r} is not an executable file")
-        _path, _tried = given, True
-    if not _tried:
-        _tried = True
-        try:
-            _path = _ensure()
-        except _Unavailable as exc:
-            _reason = str(exc)
-    return _path
+        _CHROMIUM.given(given)
+    return _CHROMIUM.ensure()
 
 
 def reason() -> str:
     """Why `ensure_chromium` found no browser ("" if it found one)."""
-    return _reason
+    return _CHROMIUM.reason
 
 
 def describe() -> str:
     """One line for the end of the test report: which Chromium the tests drove, or why none."""
-    if not _tried:
-        return "not needed by the tests that ran"
-    if _path is None:
-        return f"skipped: {_reason}"
-    return f"ran with {_path}"
+    return _CHROMIUM.describe()
 
 
-class _Unavailable(Exception):
-    """No Chromium for the browser tests, and why."""
-
-
-def _ensure() -> str:
+def _find() -> str:
     found = shutil.which("chromium")
     if found is None:
-        try:
-            apt_install("chromium", "chromium is not on PATH", REMEDY)
-        except NotInstalled as exc:
-            raise _Unavailable(str(exc)) from exc
+        apt_install("chromium", "chromium is not on PATH", REMEDY)
         found = shutil.which("chromium")
         if found is None:
-            raise _Unavailable(f"chromium is not on PATH after installing it; {REMEDY}")
+            raise NotInstalled(f"chromium is not on PATH after installing it; {REMEDY}")
     return found
+
+
+_CHROMIUM = FoundOnce(_find)
