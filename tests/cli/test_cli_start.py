@@ -41,6 +41,7 @@ LIGHT: Final = frozenset(
         "hookagent.sessions._records_json",
         "hookagent.sessions._settings_files",
         "hookagent.sessions._validate",
+        "hookagent.sessions._warn",
     }
 )
 """The modules of hookagent outside `hookagent.cli` that help may load."""

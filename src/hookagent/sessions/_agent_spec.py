@@ -22,6 +22,7 @@ from hookagent._errors import ConfigError
 from hookagent.sessions._model_aliases import apply_model_aliases, saved_model_aliases
 from hookagent.sessions._plugins import apply_plugins
 from hookagent.sessions._validate import check_run_options
+from hookagent.sessions._warn import warn
 
 if TYPE_CHECKING:
     from hookagent._agent import Agent
@@ -365,9 +366,3 @@ def _absolute(path: str, cwd: str | None) -> str:
 def _is_path(spec: str, cwd: str) -> bool:
     """A plugin given as a file, as `plugins` tells them from module names."""
     return spec.endswith(".py") or "/" in spec or os.sep in spec or (Path(cwd) / spec).is_file()
-
-
-def warn(line: str) -> None:
-    """A warning about the agent being built, on standard error (where the command line's
-    own go)."""
-    print(f"warning: {line}", file=sys.stderr)

@@ -13,7 +13,6 @@ or, where that changes what the agent may do, refused (exit 2) unless
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from hookagent._errors import ConfigError
 from hookagent.claude._commands import expand, find_command
 from hookagent.sessions._project_files import ClaudeProject, load_project
+from hookagent.sessions._warn import warn
 
 if TYPE_CHECKING:
     from hookagent._builder import AgentBuilder
@@ -303,7 +303,7 @@ def with_project_mcp(options: RunOptions, configs: MCPConfigs) -> MCPConfigs:
 
     found = project_mcp(project_of(options))
     for line in found.warnings:
-        print(f"warning: {line}", file=sys.stderr)
+        warn(line)
     return MCPConfigs({**found.servers, **configs.servers}, found.warnings + configs.warnings)
 
 

@@ -11,13 +11,13 @@ connects before the run starts; one that cannot is a `ConfigError` naming it and
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from hookagent._errors import ConfigError
+from hookagent.sessions._warn import warn as default_warn
 
 if TYPE_CHECKING:
     from hookagent.capabilities.mcp import MCP
@@ -41,7 +41,7 @@ def server_configs(
     of the project's `.mcp.json` (a wrong entry is a warning). Warnings go to `warn`."""
     from hookagent.capabilities.mcp._claude_config import MCPConfigs, load_mcp_configs
 
-    warn = warn or _warn
+    warn = warn or default_warn
     found = Path(cwd or os.getcwd()) / PROJECT_FILE
     named = {Path(p).resolve() for p in explicit}
     configs = MCPConfigs()
@@ -89,7 +89,3 @@ async def connected(options: RunOptions) -> AsyncIterator[MCP | None]:
         yield mcp
     finally:
         await mcp.aclose()
-
-
-def _warn(line: str) -> None:
-    print(f"warning: {line}", file=sys.stderr)
