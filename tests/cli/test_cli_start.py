@@ -1,6 +1,6 @@
 """The `hookagent` command starts light: `--help` and a subcommand's `--help` load typer,
 rich and the command line's own modules, never the runtime behind the commands (the agent,
-the kernel, Claude Code hooks, stores, MCP). Checked by what a real `python -m hookagent`
+the kernel, Claude Code hooks, stores, MCP). Checked by what a real `hookagent`
 process imports, not by its time, which a shared machine makes noisy."""
 
 from __future__ import annotations
@@ -47,10 +47,19 @@ LIGHT: Final = frozenset(
 """The modules of hookagent outside `hookagent.cli` that help may load."""
 
 
+SHOW_MODULES: Final = (
+    "import atexit, sys; "
+    "atexit.register(lambda: print(*sorted(sys.modules), sep='\\n', file=sys.stderr)); "
+    "from hookagent.cli._app import main; main()"
+)
+"""The command, printing every module it loaded as it exits (`-X importtime` would miss those
+loaded through `importlib`)."""
+
+
 def _imported(tmp_path: Path, *args: str) -> set[str]:
-    """The modules `python -X importtime -m hookagent ARGS` imported; it must exit 0."""
+    """The modules the `hookagent ARGS` process imported; it must exit 0."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "hookagent", *args],
+        [sys.executable, "-c", SHOW_MODULES, *args],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -60,8 +69,7 @@ def _imported(tmp_path: Path, *args: str) -> set[str]:
     )
     assert done.returncode == 0, done.stderr
     assert "Usage" in done.stdout
-    lines = (line for line in done.stderr.splitlines() if line.startswith("import time:"))
-    names = {line.rsplit("|", 1)[1].strip() for line in lines}
+    names = set(done.stderr.split())
     assert "typer" in names  # the report was read
     return names
 
@@ -83,3 +91,50 @@ def test_top_help_loads_no_pydantic(tmp_path: Path) -> None:
     """Only a subcommand's parameters make typer load pydantic (to coerce them); the list of
     commands needs none, and nothing of hookagent's own loads it."""
     assert "pydantic" not in _imported(tmp_path, "--help")
+
+
+def test_a_group_named_first_loads_only_its_own_commands(tmp_path: Path) -> None:
+    names = _imported(tmp_path, "hooks", "test", "--help")
+    assert "hookagent.cli._hooks_cmd" in names
+    others = {"_run_cmd", "_sessions_cmd", "_serve_cmd", "_setup_cmd", "_audit_cmd", "_mcp_cmd"}
+    assert {f"hookagent.cli.{m}" for m in others} & names == set()
+
+
+FULL_APP: Final = "from hookagent.cli._app import app; app(prog_name='hookagent')"
+"""The command with every group loaded, whatever the command line names."""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("hooks", "test", "--help"),
+        ("hooks", "--help"),
+        ("hooks",),
+        ("hooks", "nonesuch"),
+        ("hooks", "test"),
+        ("audit", "--help"),
+        ("mcp", "--help"),
+        ("temporal", "--help"),
+    ],
+)
+def test_a_group_loaded_alone_reads_as_under_the_full_command(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """Help, usage lines, errors and exit codes are the same either way."""
+
+    def output(*command: str) -> tuple[int, str, str]:
+        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+        done = subprocess.run(
+            [sys.executable, *command, *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    alone = output("-m", "hookagent")
+    assert "Usage: hookagent" in alone[1] + alone[2]
+    assert alone == output("-c", FULL_APP)

@@ -3,102 +3,76 @@ in a store (`run --session`) and handle them later: `sessions`, `approve`, `deny
 `worker` (see `sessions_cmd`). Exit codes are listed in `exits`.
 
 This module only composes the commands, each kept in its own module; so that `--help` stays
-light, none of them loads the runtime before a command runs.
+light, none of them loads the runtime before a command runs. A command group named first on
+the command line (`hookagent hooks test …`) is the only one loaded: typer builds every
+command's parameters before parsing, and the others' modules and parameters would cost a
+subcommand's start more than typer itself.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+import sys
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
-from hookagent.cli._exits import console, guarded
-from hookagent.sessions._agent_spec import RunOptions
+if TYPE_CHECKING:
+    app: typer.Typer
 
-__all__ = ["RunOptions", "app", "main"]
+__all__ = ["app", "main"]
 
-app = typer.Typer(
-    name="hookagent",
-    help="An agent runtime whose loop is a skeleton of deterministic hooks.",
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
-
-
-def _run_commands() -> None:
-    from hookagent.cli._run_cmd import register
-
-    register(app)
+_REGISTERED: Final = ("_run_cmd", "_setup_cmd", "_sessions_cmd", "_serve_cmd")
+"""Modules whose `register(app)` adds their commands, in the order help lists them."""
+_GROUPS: Final = {
+    "hooks": ("_hooks_cmd", "hooks_app"),
+    "audit": ("_audit_cmd", "audit_app"),
+    "mcp": ("_mcp_cmd", "mcp_app"),
+    "temporal": ("_temporal_cmd", "temporal_app"),
+}
+"""Command groups by name: the module that defines each, and its typer app."""
 
 
-_run_commands()
+def _root() -> typer.Typer:
+    return typer.Typer(
+        name="hookagent",
+        help="An agent runtime whose loop is a skeleton of deterministic hooks.",
+        add_completion=False,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+    )
 
 
-def _hooks_app() -> typer.Typer:
-    from hookagent.cli._hooks_cmd import hooks_app
-
-    return hooks_app
-
-
-app.add_typer(_hooks_app(), name="hooks")
+def _add_group(root: typer.Typer, name: str) -> None:
+    module, attribute = _GROUPS[name]
+    group = getattr(importlib.import_module(f"hookagent.cli.{module}"), attribute)
+    root.add_typer(group, name=name)
 
 
-def _audit_app() -> typer.Typer:
-    from hookagent.cli._audit_cmd import audit_app
-
-    return audit_app
+def _register(root: typer.Typer, module: str) -> None:
+    importlib.import_module(f"hookagent.cli.{module}").register(root)
 
 
-app.add_typer(_audit_app(), name="audit")
+@cache
+def _full_app() -> typer.Typer:
+    """Every command, for the top-level help and for commands outside the groups."""
+    root = _root()
+    _register(root, _REGISTERED[0])
+    for name in _GROUPS:
+        _add_group(root, name)
+    for module in _REGISTERED[1:]:
+        _register(root, module)
+    root.command()(demo)
+    return root
 
 
-def _mcp_app() -> typer.Typer:
-    from hookagent.cli._mcp_cmd import mcp_app
-
-    return mcp_app
-
-
-app.add_typer(_mcp_app(), name="mcp")
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        return _full_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _temporal_app() -> typer.Typer:
-    from hookagent.cli._temporal_cmd import temporal_app
-
-    return temporal_app
-
-
-app.add_typer(_temporal_app(), name="temporal")
-
-
-def _setup_command() -> None:
-    from hookagent.cli._setup_cmd import register
-
-    register(app)
-
-
-_setup_command()
-
-
-def _sessions_commands() -> None:
-    from hookagent.cli._sessions_cmd import register
-
-    register(app)
-
-
-_sessions_commands()
-
-
-def _serve_commands() -> None:
-    from hookagent.cli._serve_cmd import register
-
-    register(app)
-
-
-_serve_commands()
-
-
-@app.command()
 def demo(
     json_output: Annotated[
         bool, typer.Option("--json", help="No live view: each run's record as one JSON object.")
@@ -109,10 +83,18 @@ def demo(
     No API key and no network: the model is scripted and the tools are simulated.
     """
     from hookagent.cli._demo import run_demo
+    from hookagent.cli._exits import console, guarded
 
     raise typer.Exit(guarded(lambda: run_demo(console(), json_output=json_output)))
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app(prog_name="hookagent")
+    """Console-script entry point: a command group named first is loaded alone (its help,
+    usage lines and errors read the same as under the full command)."""
+    first = sys.argv[1] if len(sys.argv) > 1 else ""
+    if first in _GROUPS:
+        root = _root()
+        _add_group(root, first)
+    else:
+        root = _full_app()
+    root(prog_name="hookagent")
