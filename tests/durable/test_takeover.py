@@ -104,7 +104,7 @@ async def take_over(store: MemoryStore, run_id: str, *, finish: bool) -> None:
     """What another worker does once the lease looks expired: claim the run (and, if
     `finish`, end it and release it, as a worker that completed it would)."""
     later = time.time() + 3600
-    taken = await store.claim("thief", later, 60.0, run_id=run_id)
+    taken = await store.claim_run(run_id, "thief", later, 60.0)
     assert taken is not None and taken.lease_epoch == 2
     if finish:
         done = Flush(
@@ -197,7 +197,7 @@ async def held_by(holder: str) -> tuple[MemoryStore, str, Scenario]:
     scenario = Scenario(store)
     scenario.go_on.set()
     run_id = await scenario.agent().submit("go", session="s")
-    assert await store.claim(holder, time.time(), 60.0, run_id=run_id) is not None
+    assert await store.claim_run(run_id, holder, time.time(), 60.0) is not None
     return store, run_id, scenario
 
 

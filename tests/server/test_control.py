@@ -170,7 +170,7 @@ async def test_a_run_held_by_another_lease_or_without_saved_options_is_not_resum
     kept: Kept,
 ) -> None:
     await kept.approve()
-    held = await kept.store.claim("elsewhere:1:abcdef", time.time(), 60, run_id=kept.run_id)
+    held = await kept.store.claim_run(kept.run_id, "elsewhere:1:abcdef", time.time(), 60)
     assert held is not None
     refused = detail(await kept.post(f"/runs/{kept.run_id}/resume", kept.approver), 409)
     assert "is being run by elsewhere:1:abcdef" in refused

@@ -585,7 +585,7 @@ async def test_a_finished_run_is_never_claimed(store: Store, status: RunStatus) 
     await started(store)
     await store.flush(Flush(run_id="r1", status=status, scalars="{}", at=3.0))
     assert await store.claim("w1", now=100.0, lease=30.0) is None
-    assert await store.claim("w1", now=100.0, lease=30.0, run_id="r1") is None
+    assert await store.claim_run("r1", "w1", now=100.0, lease=30.0) is None
 
 
 async def test_a_waiting_run_is_claimable_once_its_question_is_answered(store: Store) -> None:
@@ -632,11 +632,11 @@ async def test_claim_takes_the_run_updated_longest_ago(store: Store) -> None:
 async def test_claim_with_a_run_id_takes_that_run_only(store: Store) -> None:
     await started(store, rid="r1")
     await started(store, rid="r2")
-    claimed = await store.claim("w1", now=100.0, lease=30.0, run_id="r2")
+    claimed = await store.claim_run("r2", "w1", now=100.0, lease=30.0)
     assert claimed is not None
     assert claimed.id == "r2"
-    assert await store.claim("w2", now=100.0, lease=30.0, run_id="r2") is None  # r1 is free
-    assert await store.claim("w2", now=100.0, lease=30.0, run_id="nope") is None
+    assert await store.claim_run("r2", "w2", now=100.0, lease=30.0) is None  # r1 is free
+    assert await store.claim_run("nope", "w2", now=100.0, lease=30.0) is None
     other = await store.claim("w2", now=100.0, lease=30.0)
     assert other is not None
     assert other.id == "r1"
@@ -770,9 +770,8 @@ async def test_a_claim_over_an_epoch_takes_a_live_lease_of_that_epoch_only(
 ) -> None:
     await started(store)
     assert await store.claim("w1", now=10.0, lease=60.0) is not None
-    assert await store.claim("w2", now=11.0, lease=30.0, run_id="r1") is None
-    assert await store.claim("w2", now=11.0, lease=30.0, run_id="r1", over_epoch=2) is None
-    assert await store.claim("w2", now=11.0, lease=30.0, over_epoch=1) is None  # no run named
-    taken = await store.claim("w2", now=11.0, lease=30.0, run_id="r1", over_epoch=1)
+    assert await store.claim_run("r1", "w2", now=11.0, lease=30.0) is None
+    assert await store.claim_run("r1", "w2", now=11.0, lease=30.0, over_epoch=2) is None
+    taken = await store.claim_run("r1", "w2", now=11.0, lease=30.0, over_epoch=1)
     assert taken is not None and (taken.lease_owner, taken.lease_epoch) == ("w2", 2)
-    assert await store.claim("w3", now=12.0, lease=30.0, run_id="r1", over_epoch=1) is None
+    assert await store.claim_run("r1", "w3", now=12.0, lease=30.0, over_epoch=1) is None

@@ -271,7 +271,7 @@ async def test_workers_racing_for_one_named_run_leave_it_to_one(postgres_url: st
         await stores[0].create_run(run_record("r1"))
         got = await asyncio.gather(
             *(
-                store.claim(f"w{n}", now=100.0, lease=60.0, run_id="r1")
+                store.claim_run("r1", f"w{n}", now=100.0, lease=60.0)
                 for n, store in enumerate(stores)
             )
         )

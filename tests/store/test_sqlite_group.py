@@ -39,7 +39,7 @@ async def store_with_runs(path: Path, *run_ids: str) -> SQLiteStore:
         await store.create_run(
             RunRecord(id=run_id, session_id="s1", status="queued", created_at=2.0, updated_at=2.0)
         )
-        await store.claim("w", now=2.0, lease=60.0, run_id=run_id)
+        await store.claim_run(run_id, "w", now=2.0, lease=60.0)
     return store
 
 

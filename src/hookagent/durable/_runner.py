@@ -148,13 +148,13 @@ class DurableRuns:
         return state, durable, run.prompt
 
     async def _claim(self, run: RunRecord, owner: str, lease: float, force: bool) -> RunRecord:
-        claimed = await self.store.claim(owner, time.time(), lease, run_id=run.id)
+        claimed = await self.store.claim_run(run.id, owner, time.time(), lease)
         if claimed is not None:
             return claimed
         now = await self.store.run(run.id) or run  # as it stands after the lost claim
         if force and now.lease_owner is not None and holder_state(now.lease_owner) == "gone":
-            claimed = await self.store.claim(
-                owner, time.time(), lease, run_id=run.id, over_epoch=now.lease_epoch
+            claimed = await self.store.claim_run(
+                run.id, owner, time.time(), lease, over_epoch=now.lease_epoch
             )
             if claimed is not None:
                 return claimed

@@ -105,7 +105,7 @@ async def claim(store: Store, run: RunRecord, worker: str) -> RunRecord:
     that whoever resumes it next under that name is the only one to; `WrongState` saying
     why not (ended, waiting on a question, or held by another's lease)."""
     unended(run)
-    claimed = await store.claim(worker, time.time(), lease_seconds(), run_id=run.id)
+    claimed = await store.claim_run(run.id, worker, time.time(), lease_seconds())
     if claimed is None:
         now = await store.run(run.id) or run
         raise WrongState(refusal(now, time.time(), force=False))

@@ -161,24 +161,21 @@ class Store(Protocol):
         ...
 
     # -- workers --------------------------------------------------------------------------
-    async def claim(
-        self,
-        worker: str,
-        now: float,
-        lease: float,
-        run_id: str | None = None,
-        *,
-        over_epoch: int | None = None,
-    ) -> RunRecord | None:
-        """Take one runnable run (or the named one) for `worker` until `now + lease`:
+    async def claim(self, worker: str, now: float, lease: float) -> RunRecord | None:
+        """Take the runnable run updated longest ago for `worker` until `now + lease`:
         a `waiting` run whose questions are all answered or expired, a `queued` run, or a
         `running` run whose lease has run out (its worker died). Exactly one of several
         racing workers gets a given run. Every claim adds one to the run's `lease_epoch`,
         in the same statement, and returns the run with it: writers of older epochs are
-        fenced off from then on.
+        fenced off from then on."""
+        ...
 
-        With `run_id` and `over_epoch`, the run is taken even though its lease has not run
-        out, provided its epoch is still `over_epoch` (its holder is known to be gone)."""
+    async def claim_run(
+        self, run_id: str, worker: str, now: float, lease: float, *, over_epoch: int | None = None
+    ) -> RunRecord | None:
+        """`claim` for the run `run_id` alone. With `over_epoch`, the run is taken even
+        though its lease has not run out, provided its epoch is still `over_epoch` (its
+        holder is known to be gone)."""
         ...
 
     async def renew(

@@ -193,24 +193,30 @@ class MemoryStore:
         return [copy.copy(q) for q in found]
 
     # -- workers --------------------------------------------------------------------------
-    async def claim(
+    async def claim(self, worker: str, now: float, lease: float) -> RunRecord | None:
+        candidates = sorted(self._runs.values(), key=lambda d: d.record.updated_at)
+        return self._lease(candidates, worker, now, lease, over_epoch=None)
+
+    async def claim_run(
+        self, run_id: str, worker: str, now: float, lease: float, *, over_epoch: int | None = None
+    ) -> RunRecord | None:
+        candidates = [self._runs[run_id]] if run_id in self._runs else []
+        return self._lease(candidates, worker, now, lease, over_epoch=over_epoch)
+
+    def _lease(
         self,
+        candidates: list[_RunData],
         worker: str,
         now: float,
         lease: float,
-        run_id: str | None = None,
-        *,
-        over_epoch: int | None = None,
+        over_epoch: int | None,
     ) -> RunRecord | None:
-        candidates = (
-            ([self._runs[run_id]] if run_id is not None and run_id in self._runs else [])
-            if run_id is not None
-            else sorted(self._runs.values(), key=lambda d: d.record.updated_at)
-        )
+        """The first candidate `worker` may take; a held one only when it is named and its
+        epoch is `over_epoch`."""
         for data in candidates:
             record = data.record
             held = record.lease_owner not in (None, worker) and record.lease_until > now
-            if held and (run_id is None or record.lease_epoch != over_epoch):
+            if held and record.lease_epoch != over_epoch:
                 continue
             if not self._runnable(record, now):
                 continue

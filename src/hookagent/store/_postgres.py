@@ -339,18 +339,15 @@ class PostgresStore(SQLControl):
         return [question_record(row) for row in rows]
 
     # -- workers --------------------------------------------------------------------------
-    async def claim(
-        self,
-        worker: str,
-        now: float,
-        lease: float,
-        run_id: str | None = None,
-        *,
-        over_epoch: int | None = None,
+    async def claim(self, worker: str, now: float, lease: float) -> RunRecord | None:
+        row = await self._fetchrow("claim a run", SQL.CLAIM, worker, now, now + lease)
+        return None if row is None else run_record(row, self._url)
+
+    async def claim_run(
+        self, run_id: str, worker: str, now: float, lease: float, *, over_epoch: int | None = None
     ) -> RunRecord | None:
-        named = () if run_id is None else (run_id, over_epoch)
-        sql = SQL.CLAIM if run_id is None else SQL.CLAIM_ONE
-        row = await self._fetchrow("claim a run", sql, worker, now, now + lease, *named)
+        args = (worker, now, now + lease, run_id, over_epoch)
+        row = await self._fetchrow("claim a run", SQL.CLAIM_ONE, *args)
         return None if row is None else run_record(row, self._url)
 
     async def renew(

@@ -96,14 +96,16 @@ class SQLiteStore(SQLiteFile, SQLControl):
         )
 
     # -- workers --------------------------------------------------------------------------
-    async def claim(
-        self,
-        worker: str,
-        now: float,
-        lease: float,
-        run_id: str | None = None,
-        *,
-        over_epoch: int | None = None,
+    async def claim(self, worker: str, now: float, lease: float) -> RunRecord | None:
+        return await self._claim(worker, now, lease, None, None)
+
+    async def claim_run(
+        self, run_id: str, worker: str, now: float, lease: float, *, over_epoch: int | None = None
+    ) -> RunRecord | None:
+        return await self._claim(worker, now, lease, run_id, over_epoch)
+
+    async def _claim(
+        self, worker: str, now: float, lease: float, run_id: str | None, over_epoch: int | None
     ) -> RunRecord | None:
         return await self._do(
             "claim a run",
