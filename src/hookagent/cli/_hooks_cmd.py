@@ -27,9 +27,7 @@ from rich.console import Console
 
 from hookagent._errors import ConfigError
 from hookagent.cli._claude_options import ClaudePluginOption, ClaudeProjectOption
-from hookagent.cli._hooks_check import check_report, handler_text, print_check
 from hookagent.cli._shared_options import JsonOpt
-from hookagent.sessions._agent_spec import RunOptions
 from hookagent.sessions._settings_files import read_settings, settings_files, settings_line
 from hookagent.sessions._validate import existing_dir
 
@@ -118,6 +116,7 @@ def check(
     def go() -> int:
         if claude_project is not None or claude_plugin:
             from hookagent.cli._claude_project_check import check_project
+            from hookagent.sessions._agent_spec import RunOptions
 
             options = RunOptions(
                 prompt="",
@@ -219,6 +218,8 @@ def _load(files: list[Path], project: Path, standard: bool) -> LoadedSettings:
 def _check(
     files: list[Path], project: Path, standard: bool, allow: bool, strict: bool, out: _Out
 ) -> int:
+    from hookagent.cli._hooks_check import check_report, print_check
+
     report = check_report(_load(files, project, standard), allow=allow, strict=strict)
     print_check(report, as_json=out.json, wide=out.wide)
     return 0 if report["ok"] else 1
@@ -279,6 +280,7 @@ async def _test(
     from hookagent.claude._http_hook import run_http
     from hookagent.claude._output import read_verdict
     from hookagent.claude._runner import default_timeout, run_handler
+    from hookagent.cli._hooks_check import handler_text
 
     workdir = str(payload["cwd"])
 
