@@ -9,6 +9,7 @@ from hookagent.store._records import (
     JournalEntry,
     QuestionRecord,
     RunRecord,
+    SessionQuery,
     SessionRecord,
     TokenRecord,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "QuestionRecord",
     "RunRecord",
     "RunRows",
+    "SessionQuery",
     "SessionRecord",
     "Store",
     "TokenRecord",

@@ -10,7 +10,7 @@ Every write of a durability barrier is one `flush`, one transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Unpack, runtime_checkable
 
 from hookagent.store._records import (
     CallRecord,
@@ -18,6 +18,7 @@ from hookagent.store._records import (
     JournalEntry,
     QuestionRecord,
     RunRecord,
+    SessionQuery,
     SessionRecord,
     TokenRecord,
 )
@@ -118,16 +119,10 @@ class Store(Protocol):
         ...
 
     # -- what `hookagent serve` reads and keeps -------------------------------------------
-    async def find_sessions(
-        self,
-        *,
-        status: str | None = None,
-        search: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[SessionRecord]:
+    async def find_sessions(self, **query: Unpack[SessionQuery]) -> list[SessionRecord]:
         """Sessions newest first (as `sessions`), only those whose status is `status` and
-        whose title or name holds `search` (case-insensitive, taken literally)."""
+        whose title or name holds `search` (case-insensitive, taken literally); `limit`
+        (100) of them from `offset` (0)."""
         ...
 
     async def question(self, question_id: str) -> QuestionRecord | None: ...

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Unpack, final
 
 from hookagent._errors import StoreError
 from hookagent.store._columns import (
@@ -22,7 +22,7 @@ from hookagent.store._columns import (
     session_record,
     token_record,
 )
-from hookagent.store._records import QuestionRecord, SessionRecord, TokenRecord
+from hookagent.store._records import QuestionRecord, SessionQuery, SessionRecord, TokenRecord
 
 __all__ = ["ControlSQL", "Dialect", "SQLControl", "like_pattern"]
 
@@ -122,16 +122,10 @@ class SQLControl:
         async def _fetch(self, op: str, query: str, *args: object) -> Sequence[Any]: ...
         async def _count(self, op: str, query: str, *args: object) -> int: ...
 
-    async def find_sessions(
-        self,
-        *,
-        status: str | None = None,
-        search: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[SessionRecord]:
-        sql, params = self._control.find_sessions(status, search)
-        rows = await self._fetch("find sessions", sql, *params, limit, offset)
+    async def find_sessions(self, **query: Unpack[SessionQuery]) -> list[SessionRecord]:
+        sql, params = self._control.find_sessions(query.get("status"), query.get("search"))
+        page = query.get("limit", 100), query.get("offset", 0)
+        rows = await self._fetch("find sessions", sql, *params, *page)
         return [session_record(row) for row in rows]
 
     async def question(self, question_id: str) -> QuestionRecord | None:

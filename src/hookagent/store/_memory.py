@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import final
+from typing import Unpack, final
 
 from hookagent._errors import LeaseLost, StoreError
 from hookagent.store._records import (
@@ -15,6 +15,7 @@ from hookagent.store._records import (
     JournalEntry,
     QuestionRecord,
     RunRecord,
+    SessionQuery,
     SessionRecord,
     StoredRun,
     TokenRecord,
@@ -253,22 +254,16 @@ class MemoryStore:
             data.record.lease_until = 0.0
 
     # -- what `hookagent serve` reads and keeps -------------------------------------------
-    async def find_sessions(
-        self,
-        *,
-        status: str | None = None,
-        search: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[SessionRecord]:
-        needle = (search or "").casefold()
+    async def find_sessions(self, **query: Unpack[SessionQuery]) -> list[SessionRecord]:
+        status, needle = query.get("status"), (query.get("search") or "").casefold()
         found = [
             s
             for s in sorted(self._sessions.values(), key=lambda s: s.updated_at, reverse=True)
             if (status is None or s.status == status)
             and (needle in s.title.casefold() or needle in (s.name or "").casefold())
         ]
-        return [copy.copy(s) for s in found[offset : offset + limit]]
+        offset = query.get("offset", 0)
+        return [copy.copy(s) for s in found[offset : offset + query.get("limit", 100)]]
 
     async def question(self, question_id: str) -> QuestionRecord | None:
         found = self._questions.get(question_id)

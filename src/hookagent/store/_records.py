@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, final
+from typing import Literal, TypedDict, final
 
 __all__ = [
     "CallRecord",
@@ -16,6 +16,7 @@ __all__ = [
     "QuestionRecord",
     "RunRecord",
     "RunStatus",
+    "SessionQuery",
     "SessionRecord",
     "StoredRun",
     "TokenRecord",
@@ -25,6 +26,16 @@ __all__ = [
 RunStatus = Literal["queued", "running", "waiting", "completed", "failed", "stopped"]
 TokenRole = Literal["viewer", "approver", "admin"]
 CallState = Literal["planned", "approved", "started", "done", "failed", "in_doubt"]
+
+
+class SessionQuery(TypedDict, total=False):
+    """What `Store.find_sessions` selects: sessions in `status` whose title or name holds
+    `search`, `limit` of them from `offset`."""
+
+    status: str | None
+    search: str | None
+    limit: int
+    offset: int
 
 
 @final
