@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -17,7 +17,7 @@ from hookagent._errors import StoreError
 from hookagent.durable._answering import StaleQuestion
 from hookagent.durable._sessions import WrongState
 
-__all__ = ["MEDIA_TYPE", "Problem", "install", "problem_response"]
+__all__ = ["MEDIA_TYPE", "Problem", "install", "known", "problem_response"]
 
 MEDIA_TYPE: Final = "application/problem+json"
 _LOG = logging.getLogger("hookagent.server")
@@ -29,6 +29,16 @@ class Problem(Exception):
     def __init__(self, status: int, detail: str, *, headers: dict[str, str] | None = None):
         super().__init__(detail)
         self.status, self.detail, self.headers = status, detail, headers
+
+
+_T = TypeVar("_T")
+
+
+def known(found: _T | None, what: str) -> _T:
+    """`found`, or a 404 saying there is no `what` (`run 'r1'`)."""
+    if found is None:
+        raise Problem(404, f"no {what}")
+    return found
 
 
 def problem_response(

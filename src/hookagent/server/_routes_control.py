@@ -25,7 +25,7 @@ from hookagent._errors import ConfigError, StoreError
 from hookagent.durable._sessions import fork as fork_session
 from hookagent.server._auth import Approver, require, store_of
 from hookagent.server._files import confined
-from hookagent.server._problems import Problem
+from hookagent.server._problems import Problem, known
 from hookagent.server._schemas import PROBLEMS, Forked, ReplayOut, Resumed, Submitted, problem
 from hookagent.server._views import run_json, session_json
 from hookagent.sessions import _kept_runs as kept_runs
@@ -49,10 +49,7 @@ _FILES: Final[dict[int | str, dict[str, Any]]] = {
 
 
 async def _run(store: Store, run_id: str) -> RunRecord:
-    found = await store.run(run_id)
-    if found is None:
-        raise Problem(404, f"no run {run_id!r}")
-    return found
+    return known(await store.run(run_id), f"run {run_id!r}")
 
 
 def _rebuildable(run: RunRecord) -> None:
@@ -122,8 +119,7 @@ async def fork(
     request: Request, _: Approver, key: str, body: ForkBody | None = None
 ) -> dict[str, Any]:
     store = store_of(request)
-    if await store.session(key) is None:
-        raise Problem(404, f"no session {key!r}")
+    known(await store.session(key), f"session {key!r}")
     name = body.name if body is not None else None
     if name is not None and await store.session(name) is not None:
         raise Problem(409, f"a session named {name!r} exists already")
@@ -150,9 +146,7 @@ async def submit(request: Request, _: Admin, key: str, body: SubmitBody) -> dict
     """The run takes the options of the session's newest run: a request names no model,
     tool or hook of its own."""
     store = store_of(request)
-    session = await store.session(key)
-    if session is None:
-        raise Problem(404, f"no session {key!r}")
+    session = known(await store.session(key), f"session {key!r}")
     head = await store.run(session.head_run_id) if session.head_run_id else None
     if head is None:
         raise Problem(409, f"session {key!r} has no run whose agent a new run could take")

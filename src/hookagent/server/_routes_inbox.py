@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hookagent.durable._answering import answer_question
 from hookagent.server._auth import Approver, Viewer, store_of
-from hookagent.server._problems import Problem
+from hookagent.server._problems import known
 from hookagent.server._schemas import PROBLEMS, Answered, Page, QuestionOut, problem
 from hookagent.server._views import Limit, Offset, arg_changes, given_args, page, question_json
 from hookagent.store._base import Store
@@ -103,9 +103,7 @@ async def with_rewrites(
 )
 async def question(request: Request, _: Viewer, question_id: str) -> dict[str, Any]:
     store = store_of(request)
-    found = await store.question(question_id)
-    if found is None:
-        raise Problem(404, f"no question {question_id!r}")
+    found = known(await store.question(question_id), f"question {question_id!r}")
     item = question_json(found, await store.session(found.session_id))
     await with_rewrites(store, item, {})
     return item
@@ -124,9 +122,7 @@ async def answer(
     request: Request, caller: Approver, question_id: str, body: AnswerBody
 ) -> dict[str, Any]:
     store = store_of(request)
-    found = await store.question(question_id)
-    if found is None:
-        raise Problem(404, f"no question {question_id!r}")
+    found = known(await store.question(question_id), f"question {question_id!r}")
     given = await answer_question(
         store,
         found,

@@ -18,7 +18,7 @@ from hookagent.durable._answering import StaleQuestion, answer_question
 from hookagent.server import _web_session as web_session
 from hookagent.server._auth import store_of
 from hookagent.server._pages import inbox_page, login_page, run_page
-from hookagent.server._problems import Problem
+from hookagent.server._problems import Problem, known
 from hookagent.server._routes_inbox import pending
 from hookagent.server._streams import INBOX_WINDOW
 from hookagent.server._views import run_json
@@ -136,9 +136,7 @@ async def run(request: Request, run_id: str) -> Response:
     signed_in = await web_session.read(request)
     if signed_in is None:
         return _to("/ui/login")
-    found = await store_of(request).run(run_id)
-    if found is None:
-        raise Problem(404, f"no run {run_id!r}")
+    found = known(await store_of(request).run(run_id), f"run {run_id!r}")
     who = f"{signed_in.token.name} ({signed_in.token.role})"
     return _html(run_page(run_json(found), csrf=signed_in.csrf, who=who))
 
@@ -153,9 +151,7 @@ async def answer(request: Request, question_id: str) -> Response:
     if decision not in _DONE or scope not in ("once", "run", "session"):
         raise Problem(422, "decision must be approve or deny, scope once, run or session")
     store = store_of(request)
-    found = await store.question(question_id)
-    if found is None:
-        raise Problem(404, f"no question {question_id!r}")
+    found = known(await store.question(question_id), f"question {question_id!r}")
     try:
         await answer_question(
             store,

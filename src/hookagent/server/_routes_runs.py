@@ -6,12 +6,13 @@ Lists are pages by `limit` and `offset`; each says where the next one starts."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 
 from hookagent.server._auth import Viewer, store_of
-from hookagent.server._problems import Problem
+from hookagent.server._problems import known
 from hookagent.server._schemas import PROBLEMS, CallOut, Page, RunDetail, SessionDetail, SessionOut
 from hookagent.server._views import (
     Limit,
@@ -22,7 +23,6 @@ from hookagent.server._views import (
     run_json,
     session_json,
 )
-from hookagent.store._base import RunRows
 
 __all__ = ["router"]
 
@@ -58,9 +58,7 @@ async def sessions(
 )
 async def session(request: Request, _: Viewer, key: str) -> dict[str, Any]:
     store = store_of(request)
-    found = await store.session(key)
-    if found is None:
-        raise Problem(404, f"no session {key!r}")
+    found = known(await store.session(key), f"session {key!r}")
     return {
         "session": session_json(found),
         "runs": [run_json(r) for r in await store.runs(found.id)],
@@ -72,64 +70,35 @@ async def session(request: Request, _: Viewer, key: str) -> dict[str, Any]:
 )
 async def run(request: Request, _: Viewer, run_id: str) -> dict[str, Any]:
     store = store_of(request)
-    found = await store.run(run_id)
-    if found is None:
-        raise Problem(404, f"no run {run_id!r}")
+    found = known(await store.run(run_id), f"run {run_id!r}")
     waiting = await store.questions(run_id) if found.status == "waiting" else []
     return {**run_json(found), "questions": [question_json(q) for q in waiting]}
 
 
-async def _rows(request: Request, run_id: str) -> RunRows:
-    rows = await store_of(request).rows(run_id)
-    if rows is None:
-        raise Problem(404, f"no run {run_id!r}")
-    return rows
+def _table(table: str, item: Callable[[Any], Any]) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """The route that pages through one of a run's tables, each row shown by `item`."""
+
+    async def route(
+        request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
+    ) -> dict[str, Any]:
+        rows = known(await store_of(request).rows(run_id), f"run {run_id!r}")
+        chosen = list(getattr(rows, table))[offset : offset + limit]
+        return page([item(row) for row in chosen], limit, offset)
+
+    return route
 
 
-def _json_page(texts: Any, limit: int, offset: int) -> dict[str, Any]:
-    return page([json.loads(t) for t in list(texts)[offset : offset + limit]], limit, offset)
-
-
-@router.get(
-    "/runs/{run_id}/messages",
-    response_model=Page[dict[str, Any]],
-    summary="A run's conversation, oldest first",
-)
-async def messages(
-    request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
-) -> dict[str, Any]:
-    return _json_page((await _rows(request, run_id)).messages, limit, offset)
-
-
-@router.get(
-    "/runs/{run_id}/steps",
-    response_model=Page[dict[str, Any]],
-    summary="A run's finished steps, in order",
-)
-async def steps(
-    request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
-) -> dict[str, Any]:
-    return _json_page((await _rows(request, run_id)).steps, limit, offset)
-
-
-@router.get(
-    "/runs/{run_id}/decisions",
-    response_model=Page[dict[str, Any]],
-    summary="A run's decision records, in order",
-)
-async def decisions(
-    request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
-) -> dict[str, Any]:
-    return _json_page((await _rows(request, run_id)).decisions, limit, offset)
-
-
-@router.get(
-    "/runs/{run_id}/tool-calls",
-    response_model=Page[CallOut],
-    summary="A run's tool-call journal, in order",
-)
-async def tool_calls(
-    request: Request, _: Viewer, run_id: str, limit: Limit = 50, offset: Offset = 0
-) -> dict[str, Any]:
-    calls = list((await _rows(request, run_id)).calls)[offset : offset + limit]
-    return page([call_json(c) for c in calls], limit, offset)
+for _path, _attr, _item, _model, _summary in (
+    ("messages", "messages", json.loads, dict[str, Any], "A run's conversation, oldest first"),
+    ("steps", "steps", json.loads, dict[str, Any], "A run's finished steps, in order"),
+    ("decisions", "decisions", json.loads, dict[str, Any], "A run's decision records, in order"),
+    ("tool-calls", "calls", call_json, CallOut, "A run's tool-call journal, in order"),
+):
+    router.add_api_route(
+        f"/runs/{{run_id}}/{_path}",
+        _table(_attr, _item),
+        methods=["GET"],
+        name=_path.replace("-", "_"),
+        response_model=Page[_model],  # type: ignore[valid-type]
+        summary=_summary,
+    )

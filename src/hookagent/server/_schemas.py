@@ -7,12 +7,13 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from hookagent.sessions._replay import Change
+
 __all__ = [
     "AnswerOut",
     "Answered",
     "ArgChange",
     "CallOut",
-    "ChangeOut",
     "Forked",
     "PROBLEMS",
     "Page",
@@ -169,23 +170,12 @@ class Submitted(BaseModel):
     session: SessionOut
 
 
-class ChangeOut(BaseModel):
-    """A decision that came out differently: where, before → after, and why now."""
-
-    point: str
-    step: int
-    call_id: str | None
-    before: str
-    after: str
-    reason: str | None
-
-
 class ReplayOut(BaseModel):
     run_id: str
     changed: int
     decisions_before: int
     decisions_after: int
-    changes: list[ChangeOut]
+    changes: list[Change]
 
 
 class VerifyOut(BaseModel):

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from hookagent.server._auth import Viewer, store_of
-from hookagent.server._problems import Problem
+from hookagent.server._problems import Problem, known
 from hookagent.server._routes_inbox import pending
 from hookagent.server._schemas import PROBLEMS
 from hookagent.server._views import call_json, question_json, run_json
@@ -98,8 +98,7 @@ async def run_events(
     `tool_call` (a call each time its state changes); `end` once the run is completed,
     failed or stopped, and the stream closes. Each event's id resumes after it."""
     store = store_of(request)
-    if await store.run(run_id) is None:
-        raise Problem(404, f"no run {run_id!r}")
+    known(await store.run(run_id), f"run {run_id!r}")
     start = _position(last_event_id)
     poll = _interval(request)
     return _response(lambda stopping: _follow_run(store, run_id, start, poll, stopping), poll)
