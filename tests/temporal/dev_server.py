@@ -40,6 +40,12 @@ def _listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def _healthy(binary: str, port: int) -> bool:
+    """The frontend serves (a listening port may still answer "not healthy yet")."""
+    command = [binary, "operator", "cluster", "health", "--address", f"127.0.0.1:{port}"]
+    return subprocess.run(command, capture_output=True, check=False).returncode == 0
+
+
 @contextlib.contextmanager
 def dev_server(wait: float = 60.0) -> Iterator[str]:
     """The address (HOST:PORT) of a dev server kept in a temporary folder, stopped after."""
@@ -70,7 +76,7 @@ def dev_server(wait: float = 60.0) -> Iterator[str]:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + wait
-            while not _listening(port):
+            while not _listening(port) or not _healthy(binary, port):
                 if server.poll() is not None or time.monotonic() > deadline:
                     tail = Path(folder, "server.log").read_bytes()[-500:].decode(errors="replace")
                     raise NotStarted(f"the Temporal dev server did not start: {tail}")

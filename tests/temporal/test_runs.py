@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 import pytest
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHistory, WorkflowUpdateFailedError
 from temporalio.worker import Replayer
 
 import hookagent as h
@@ -50,9 +50,10 @@ def build(*envs: str, timeout: float | None = None, default: str = "deny") -> h.
     )
 
 
-async def replays(client: Client, run_id: str) -> None:
-    """The run's history replays through the workflow with no nondeterminism error."""
-    history = await client.get_workflow_handle(run_id).fetch_history()
+async def replays(client: Client, run_id: str, history: WorkflowHistory | None = None) -> None:
+    """The run's history (its newest execution's by default) replays through the workflow
+    with no nondeterminism error."""
+    history = history or await client.get_workflow_handle(run_id).fetch_history()
     await Replayer(workflows=[AgentRun]).replay_workflow(history)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, TypeVar, final
@@ -73,6 +73,9 @@ class RunContext:
     """Per tool, how long a result the model reads; longer ones are saved in the run's folder."""
     resumed_at: float = field(default_factory=perf_counter)
     elapsed_before: float = 0.0
+    clock: Callable[[], float] = perf_counter
+    """What execution time is measured with (`tick`): a workflow's own clock on Temporal, so
+    a time limit replays the same."""
 
     @property
     def ended(self) -> bool:
@@ -91,4 +94,4 @@ class RunContext:
 
     def tick(self) -> None:
         """Bring the state's cumulative execution time up to date."""
-        self.state.elapsed = self.elapsed_before + (perf_counter() - self.resumed_at)
+        self.state.elapsed = self.elapsed_before + (self.clock() - self.resumed_at)

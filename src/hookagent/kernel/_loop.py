@@ -47,12 +47,21 @@ class Kernel:
         self._continuation = ContinuationEvaluator(StopResolver())
 
     async def run(
-        self, ctx: RunContext, prompt: str | None, *, resumed: bool = False, mid_run: bool = False
+        self,
+        ctx: RunContext,
+        prompt: str | None,
+        *,
+        resumed: bool = False,
+        mid_run: bool = False,
+        opened: bool = False,
     ) -> None:
         """Run from the start, or take a run up again (`resumed`): `mid_run` when it is
         taken up at a turn of the loop or at its end, whose checkpoint (`ctx.turn`) was
-        taken already, rather than at its start."""
-        await self._safely(ctx, self._lifecycle.open(ctx, resumed=resumed), "session_start")
+        taken already, rather than at its start. `opened`: the run goes on in the same
+        session without a new process taking it up (a workflow continued as new), so
+        session_start does not fire again."""
+        if not opened:
+            await self._safely(ctx, self._lifecycle.open(ctx, resumed=resumed), "session_start")
         if not mid_run and not ctx.ended:
             await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
         turn = ctx.turn

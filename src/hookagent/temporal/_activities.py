@@ -24,11 +24,13 @@ from hookagent.durable import _codec as codec
 from hookagent.durable import _folds as folds
 from hookagent.durable._reconcile import reconcile
 from hookagent.hooks._engine import fold
+from hookagent.hooks._hook import Hook
 from hookagent.hooks._watch import HookWatch
 from hookagent.kernel._state import RunState
 from hookagent.kernel._view import RunView
 from hookagent.models._received import received
 from hookagent.temporal import _events as events
+from hookagent.temporal._task import setup_of
 from hookagent.temporal._wire import FOLD, MODEL, RECONCILE, TOOL, failure
 from hookagent.tools._base import ToolContext
 
@@ -39,20 +41,25 @@ __all__ = ["AgentActivities"]
 class AgentActivities:
     """The activities of one agent (register `model` and `tool` with a worker)."""
 
-    def __init__(self, agent: Agent, setup: RunSetup, heartbeat: float) -> None:
+    def __init__(self, agent: Agent, heartbeat: float) -> None:
         self._agent = agent
-        self._setup = setup
         self._beat = heartbeat / 3
-        self._hooks = {(h.point.name, h.id): h for h in setup.registry}
+        self._hooks: dict[int, tuple[RunSetup, dict[tuple[str, str], Hook[Any]]]] = {}
+        """Per run setup (by identity, kept alive here), its hooks by point and id."""
 
     @activity.defn(name=FOLD)
     async def fold(self, task: dict[str, Any]) -> str:
         """Run a point's hooks over the event the workflow sent, watched for their timeouts
         as in a run; the outcome as `durable.folds` writes it."""
-        hooks = tuple(self._hooks[(task["point"], hook)] for hook in task["hooks"])
+        setup = setup_of(self._agent, task)
+        found = self._hooks.get(id(setup))
+        if found is None:
+            by_id = {(h.point.name, h.id): h for h in setup.registry}
+            found = self._hooks[id(setup)] = (setup, by_id)
+        hooks = tuple(found[1][(task["point"], hook)] for hook in task["hooks"])
         point = hooks[0].point
-        event = events.decode(task["event"], self._setup.specs)
-        tick = self._setup.watch_tick
+        event = events.decode(task["event"], setup.specs)
+        tick = setup.watch_tick
         watch = HookWatch(tick) if tick is not None else None
         if watch is not None:
             current = asyncio.current_task()
@@ -85,20 +92,21 @@ class AgentActivities:
         args = codec.load_field("args", task["args"])
         state = RunState(run_id=task["run_id"], metadata=dict(task["metadata"]))
         state.position.step = task["step"]
-        view = RunView(state, self._setup.specs)
-        view.files_root = self._setup.outputs.root
+        setup = setup_of(self._agent, task)
+        view = RunView(state, setup.specs)
+        view.files_root = setup.outputs.root
         key = _key(task, args)
         context = ToolContext(run=view, call=call, idempotency_key=key)
         beating = asyncio.create_task(self._heartbeat())
         try:
-            result = await self._setup.tools[call.name](args, context)
+            result = await setup.tools[call.name](args, context)
         except Exception as exc:
             return failure(exc)
         finally:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
-        outputs = self._setup.outputs
+        outputs = setup.outputs
         limit = outputs.limits.get(call.name)
         if limit is not None and len(result.content) > limit:
             result = await outputs.bound(state.run_id, call, result)
@@ -112,7 +120,7 @@ class AgentActivities:
         args = codec.load_field("args", task["args"])
         found = await reconcile(
             name,
-            self._setup.traits[name],
+            setup_of(self._agent, task).traits[name],
             args,
             _key(task, args),
             run_id=task["run_id"],

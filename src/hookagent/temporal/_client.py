@@ -12,13 +12,24 @@ from collections.abc import Mapping
 from typing import Any, final
 
 from temporalio.client import Client, WorkflowHandle
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from hookagent._agent import Agent
+from hookagent._errors import ConfigError
 from hookagent.durable import _codec as codec
 from hookagent.durable._answers import Scope, answer_json
 from hookagent.hooks._decision import Decision
 from hookagent.kernel._result import RunResult
 from hookagent.kernel._state import RunState
+from hookagent.temporal._sessions import (
+    SESSION,
+    RunEntry,
+    ensure_session_attribute,
+    head_messages,
+    session_runs,
+    sessions,
+)
+from hookagent.temporal._task import check_agent, run_task
 from hookagent.temporal._workflow import WORKFLOW, AgentRun
 
 __all__ = ["TemporalRuns", "answer", "connect", "waiting"]
@@ -34,37 +45,87 @@ class TemporalRuns:
     """`agent`'s runs on the workers of `task_queue`."""
 
     def __init__(self, agent: Agent, client: Client, task_queue: str) -> None:
+        check_agent(agent)
         self._agent = agent
         self.client = client
         self.task_queue = task_queue
 
     async def start(
-        self, prompt: str, *, run_id: str | None = None, metadata: Mapping[str, Any] | None = None
+        self,
+        prompt: str,
+        *,
+        run_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        session: str | None = None,
+        limits: Mapping[str, Any] | None = None,
+        output_type: type[Any] | None = None,
     ) -> str:
-        """Start a run; its id."""
+        """Start a run; its id. In `session` (a name), the run continues the conversation of
+        the session's newest run (`sessions`); `limits` and `output_type` are the run's own,
+        as in `Agent.run`."""
         run_id = run_id or uuid.uuid4().hex
+        messages = []
+        if session is not None:
+            await ensure_session_attribute(self.client)
+            messages = await head_messages(self.client, session)
+        task = run_task(
+            self._agent,
+            prompt,
+            metadata=metadata,
+            session=session,
+            messages=messages,
+            limits=limits,
+            output_type=output_type,
+        )
         await self.client.start_workflow(
             WORKFLOW,
-            {
-                "prompt": prompt,
-                "metadata": dict(metadata or {}),
-                "policy": self._agent.policy_version,
-            },
+            task,
             id=run_id,
             task_queue=self.task_queue,
+            memo={"prompt": prompt},
+            search_attributes=TypedSearchAttributes(
+                [SearchAttributePair(SESSION, session)] if session is not None else []
+            ),
         )
         return run_id
 
     async def run(
-        self, prompt: str, *, run_id: str | None = None, metadata: Mapping[str, Any] | None = None
+        self,
+        prompt: str,
+        *,
+        run_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        session: str | None = None,
+        limits: Mapping[str, Any] | None = None,
+        output_type: type[Any] | None = None,
     ) -> RunResult[Any]:
-        """Start a run and wait for its end."""
-        return await self.result(await self.start(prompt, run_id=run_id, metadata=metadata))
+        """Start a run and wait for its end (see `start`)."""
+        started = await self.start(
+            prompt,
+            run_id=run_id,
+            metadata=metadata,
+            session=session,
+            limits=limits,
+            output_type=output_type,
+        )
+        return await self.result(started, output_type=output_type)
 
-    async def result(self, run_id: str) -> RunResult[Any]:
-        """The run's result, once it ended."""
+    def stream(self, *_: Any, **__: Any) -> Any:
+        """Refused: a run on Temporal is not streamed (wait for its `result`)."""
+        raise ConfigError("a run on Temporal is not streamed; use run() or start()", key="stream")
+
+    async def result(self, run_id: str, *, output_type: type[Any] | None = None) -> RunResult[Any]:
+        """The run's result, once it ended (with `output_type`: parsed as that type)."""
         state = RunState.from_json(await self._handle(run_id).result())
-        return self._agent.setup_for(None).finish(RunResult.of(state))
+        return self._agent.setup_for(output_type).finish(RunResult.of(state))
+
+    async def sessions(self, limit: int = 1000) -> list[dict[str, Any]]:
+        """The sessions of the latest `limit` runs (`sessions.sessions`)."""
+        return await sessions(self.client, limit)
+
+    async def runs(self, session: str) -> list[RunEntry]:
+        """The runs of `session`, newest first."""
+        return await session_runs(self.client, session)
 
     async def state(self, run_id: str) -> RunState:
         """The run as it stands."""

@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, final
 
 from temporalio import workflow
@@ -63,9 +63,10 @@ def io_hooks(hooks: Iterable[Hook[Any]]) -> list[str]:
 class TemporalCalls:
     """The `CallLog` of a run on Temporal: each call's state, and calls left in doubt."""
 
-    def __init__(self, timeouts: Timeouts) -> None:
+    def __init__(self, timeouts: Timeouts, setup: Mapping[str, Any]) -> None:
         self.calls: dict[str, dict[str, Any]] = {}
         self._timeouts = timeouts
+        self._setup = setup
 
     def planned(self, step: int, calls: Sequence[ToolCall], /) -> None:
         for call in calls:
@@ -110,6 +111,7 @@ class TemporalCalls:
         if ctx.traits[call.name].reconcile is None:
             return False
         task = {
+            **self._setup,
             "run_id": ctx.state.run_id,
             "step": ctx.state.position.step,
             "call_id": call.id,
@@ -144,12 +146,20 @@ class TemporalLayer:
         state: RunState,
         timeouts: Timeouts,
         traits: Mapping[str, ToolTraits],
+        carry: Callable[[RunState], dict[str, Any]],
+        *,
+        setup: Mapping[str, Any],
+        history: int,
     ) -> None:
         self.questions = questions
-        self.calls = TemporalCalls(timeouts)
+        self.calls = TemporalCalls(timeouts, setup)
         self._state = state
         self._timeouts = timeouts
         self._traits = traits
+        self._carry = carry
+        self._setup = setup
+        """The run's options an activity builds its setup from (`task.setup_of`)."""
+        self._history = history
         self._remote: dict[int, tuple[tuple[Hook[Any], ...], list[str] | None]] = {}
         """Per hook tuple (by identity, kept alive here): its hook ids if it runs remotely."""
 
@@ -168,7 +178,12 @@ class TemporalLayer:
         ids = found[1]
         if ids is None:
             return await fold(point, hooks, event, None)
-        task = {"point": point.name, "hooks": ids, "event": events.encode(event, self._state)}
+        task = {
+            **self._setup,
+            "point": point.name,
+            "hooks": ids,
+            "event": events.encode(event, self._state),
+        }
         outcome: str = await workflow.execute_activity(
             FOLD, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
         )
@@ -185,12 +200,21 @@ class TemporalLayer:
                 self._state,
                 idempotent=self._traits[name].idempotent,
                 timeouts=self._timeouts,
+                setup=self._setup,
             )
             for name, tool in tools.items()
         }
 
     async def turn(self, state: RunState) -> None:
-        return None  # the workflow's history is the run's record: no checkpoint to take
+        """The workflow's history is the run's record, so there is no checkpoint to take;
+        a run whose history has grown long continues as new here, with its state."""
+        info = workflow.info()
+        if state.stop_reason is None and (
+            info.is_continue_as_new_suggested()
+            or info.get_current_history_length() >= self._history
+        ):
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            workflow.continue_as_new(self._carry(state))
 
     async def settle(self, question: Question, index: int, asking: Asking) -> Answer:
         """permission_request hooks first, then an approval in scope or someone's answer."""

@@ -31,13 +31,21 @@ not keep: an answer with it is refused, not narrowed."""
 class Questions:
     """The questions of one run: pending, answered, and the approvals that reach further."""
 
-    def __init__(self, policy_version: str) -> None:
+    def __init__(self, policy_version: str, carried: Mapping[str, Any] | None = None) -> None:
+        """`carried`: what `carried()` gave the workflow this run continued from."""
         self._policy = policy_version
         self.pending: dict[str, dict[str, Any]] = {}
         """By question id, each question waiting now (`question_json`, its id and when)."""
         self._answers: dict[str, dict[str, Any]] = {}
-        self._approvals: list[tuple[str, dict[str, Any], float]] = []
-        self._asked = 0
+        self._approvals: list[tuple[str, dict[str, Any], float]] = [
+            (mark, data, at) for mark, data, at in (carried or {}).get("approvals", ())
+        ]
+        self._asked: int = (carried or {}).get("asked", 0)
+
+    def carried(self) -> dict[str, Any]:
+        """What the run's next workflow needs (it continues as new between turns, when no
+        question waits): the approvals in scope and how many questions were asked."""
+        return {"approvals": self._approvals, "asked": self._asked}
 
     def check(self, question_id: str, answer: Mapping[str, Any]) -> None:
         """Refuse an answer that cannot apply (an update's validator)."""

@@ -80,7 +80,13 @@ class ActivityTool:
     """One tool of the run, called through the tool activity."""
 
     def __init__(
-        self, spec: ToolSpec, state: RunState, *, idempotent: bool, timeouts: Timeouts
+        self,
+        spec: ToolSpec,
+        state: RunState,
+        *,
+        idempotent: bool,
+        timeouts: Timeouts,
+        setup: Mapping[str, Any],
     ) -> None:
         self.name = spec.name
         self.description = spec.description
@@ -88,9 +94,11 @@ class ActivityTool:
         self._state = state
         self._retry = _AGAIN if idempotent else ONCE
         self._timeouts = timeouts
+        self._setup = setup
 
     async def __call__(self, args: Mapping[str, Any], ctx: ToolContext, /) -> ToolResult:
         task = {
+            **self._setup,
             "run_id": self._state.run_id,
             "step": self._state.position.step,
             "metadata": self._state.metadata,

@@ -14,14 +14,17 @@ from temporalio.worker import Worker
 from hookagent._agent import Agent
 from hookagent.temporal._activities import AgentActivities
 from hookagent.temporal._remote import Timeouts
+from hookagent.temporal._task import check_agent
 from hookagent.temporal._workflow import AgentRun, Served, serve
 
-__all__ = ["HEARTBEAT", "MODEL_TIMEOUT", "TOOL_TIMEOUT", "agent_worker"]
+__all__ = ["HEARTBEAT", "HISTORY", "MODEL_TIMEOUT", "TOOL_TIMEOUT", "agent_worker"]
 
 HEARTBEAT: Final = 10.0
 """Seconds without a heartbeat after which a tool's worker counts as lost."""
 MODEL_TIMEOUT: Final = 600.0
 TOOL_TIMEOUT: Final = 3600.0
+HISTORY: Final = 5000
+"""Events in a run's history after which it continues as new (a step adds about ten)."""
 
 
 def agent_worker(
@@ -33,14 +36,17 @@ def agent_worker(
     model_timeout: float = MODEL_TIMEOUT,
     tool_timeout: float = TOOL_TIMEOUT,
     max_cached_workflows: int = 1000,
+    history: int = HISTORY,
 ) -> Worker:
     """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`).
     `max_cached_workflows`: runs kept in memory between their steps; one that is not is
-    replayed from its history at its next step (0: every step replays)."""
-    setup = agent.setup_for(None)  # the tools and hooks its runs use, as `Agent.run` has them
+    replayed from its history at its next step (0: every step replays). `history`: the
+    number of events after which a run continues as new (Temporal may suggest it sooner).
+    An agent with subagents is refused (`task.check_agent`)."""
+    check_agent(agent)
     timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
-    serve(Served(agent, setup, timeouts))
-    activities = AgentActivities(agent, setup, heartbeat)
+    serve(Served(agent, timeouts, history))
+    activities = AgentActivities(agent, heartbeat)
     return Worker(
         client,
         task_queue=task_queue,

@@ -8,12 +8,18 @@ replays it from history to where it was. The workflow is not sandboxed: the agen
 worker's own object, found by the policy version (its hooks and tools) the run was started
 with (`serve`); a worker serving another agent leaves the run to one that serves it.
 
-One clock decides: a time limit (`max_seconds`) reads the execution time of the worker
-that runs the workflow, so a run its limit stopped, replayed by another worker before its
-end was recorded, may fail to replay.
+A run's execution time (a time limit, `max_seconds`) is measured on the workflow's clock
+(`workflow.now()`), which replays the same on any worker.
+
+A run whose history has grown long (`workflow.info().is_continue_as_new_suggested()`, or
+`Served.history` events) **continues as new** at its next turn: the next workflow of the
+same id gets the run's state, its questions' approvals and its calls, and takes the loop up
+where it was, so a step costs the same at any length of the run.
 
 Queries: `state` (the run as `RunState.to_json` has it), `decisions`, `questions` (those
-waiting), `calls` (each tool call's state). Update: `answer(question_id, answer)`.
+waiting), `calls` (each tool call's state). Update: `answer(question_id, answer)`. A run of a
+session carries the session's name in the `HookagentSession` search attribute, which
+`sessions` lists runs by.
 """
 
 from __future__ import annotations
@@ -24,13 +30,13 @@ from typing import Any, Final, final
 from temporalio import workflow
 
 from hookagent._agent import Agent
-from hookagent._run_setup import RunSetup
 from hookagent.durable import _codec as codec
 from hookagent.kernel._loop import Kernel
 from hookagent.kernel._state import RunState
 from hookagent.temporal._layer import TemporalLayer
 from hookagent.temporal._questions import Questions
 from hookagent.temporal._remote import Timeouts
+from hookagent.temporal._task import messages_of, setup_of
 
 __all__ = ["WORKFLOW", "AgentRun", "Served", "serve"]
 
@@ -39,13 +45,13 @@ WORKFLOW: Final = "hookagent.run"
 
 @final
 class Served:
-    """What a worker serves on its task queue: the agent, the setup its runs use, and the
-    activities' timeouts."""
+    """What a worker serves on its task queue: the agent, the activities' timeouts, and the
+    history length (events) at which a run continues as new."""
 
-    __slots__ = ("agent", "setup", "timeouts")
+    __slots__ = ("agent", "history", "timeouts")
 
-    def __init__(self, agent: Agent, setup: RunSetup, timeouts: Timeouts) -> None:
-        self.agent, self.setup, self.timeouts = agent, setup, timeouts
+    def __init__(self, agent: Agent, timeouts: Timeouts, history: int) -> None:
+        self.agent, self.timeouts, self.history = agent, timeouts, history
 
 
 _SERVED: dict[str, Served] = {}
@@ -55,6 +61,10 @@ _SERVED: dict[str, Served] = {}
 def serve(served: Served) -> None:
     """Runs of an agent with `served`'s policy version (its hooks and tools) use it."""
     _SERVED[served.agent.policy_version] = served
+
+
+def _now() -> float:
+    return workflow.now().timestamp()
 
 
 @workflow.defn(name=WORKFLOW, sandboxed=False)
@@ -68,24 +78,55 @@ class AgentRun:
                 "hooks and tools); start a worker built with the same options"
             )
         self._served = served
-        self._state = RunState(
-            run_id=workflow.info().workflow_id, started_at=workflow.now().timestamp()
-        )
+        self._task = task
+        carried = task.get("carried")
+        if carried is None:
+            self._state = RunState(
+                run_id=workflow.info().workflow_id,
+                session_id=task.get("session"),
+                started_at=_now(),
+                messages=messages_of(task),
+            )
+        else:
+            self._state = RunState.from_json(carried["state"])
+        questions = Questions(served.agent.policy_version, (carried or {}).get("questions"))
+        self._setup = setup_of(served.agent, task)
         self._layer = TemporalLayer(
-            Questions(served.agent.policy_version),
+            questions,
             self._state,
             served.timeouts,
-            served.setup.traits,
+            self._setup.traits,
+            self._carry,
+            setup={"output_type": task.get("output_type"), "limits": task.get("limits")},
+            history=served.history,
         )
+        if carried is not None:
+            self._layer.calls.calls.update(carried["calls"])
 
     @workflow.run
     async def run(self, task: dict[str, Any]) -> str:
         """Run `task["prompt"]` to its end; the final state (`RunState.to_json`)."""
         served, state, layer = self._served, self._state, self._layer
-        state.metadata.update(task.get("metadata") or {})
-        ctx = served.agent.context(state, served.setup, layer=layer)
-        await Kernel().run(ctx, task["prompt"])
+        carried = task.get("carried") is not None
+        if not carried:
+            state.metadata.update(task.get("metadata") or {})
+        ctx = served.agent.context(state, self._setup, layer=layer)
+        ctx.clock = _now
+        ctx.resumed_at = _now()
+        if carried:  # the same run, taken up at the turn where it continued as new
+            await Kernel().run(ctx, None, resumed=True, mid_run=True, opened=True)
+        else:
+            await Kernel().run(ctx, task["prompt"])
         return state.to_json()
+
+    def _carry(self, state: RunState) -> dict[str, Any]:
+        """This workflow's input for the next one of the same run (continue-as-new)."""
+        carried = {
+            "state": state.to_json(),
+            "questions": self._layer.questions.carried(),
+            "calls": self._layer.calls.calls,
+        }
+        return {**self._task, "messages": [], "carried": carried}
 
     @workflow.query
     def state(self) -> str:
