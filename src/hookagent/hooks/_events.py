@@ -44,12 +44,34 @@ __all__ = [
 ErrorClass = Literal["tool", "model", "rate_limit", "timeout", "validation", "hook", "unknown"]
 
 
-@final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RunEvent:
-    """execution_start, execution_end, session_start, session_end."""
+class _RunScoped:
+    """What every event carries: the run it happens in."""
 
     run: RunView
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _StepScoped(_RunScoped):
+    """An event inside one step of the loop."""
+
+    step: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _CallScoped(_StepScoped):
+    """An event about one tool call: the fields `HookPoint.call_fields` names."""
+
+    call_id: str
+    tool_name: str
+    args: Mapping[str, Any]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunEvent(_RunScoped):
+    """execution_start, execution_end, session_start, session_end."""
+
     source: str = "startup"
     """session_start: startup | resume | fork; session_end: why the session ended."""
     prompt: str | None = None
@@ -59,50 +81,40 @@ class RunEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PromptEvent:
+class PromptEvent(_RunScoped):
     """user_prompt: a user message is about to enter the run."""
 
-    run: RunView
     prompt: str
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class StepEvent:
+class StepEvent(_StepScoped):
     """before_step."""
-
-    run: RunView
-    step: int
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class StepEndEvent:
+class StepEndEvent(_StepScoped):
     """after_step: the step just recorded."""
 
-    run: RunView
-    step: int
     record: StepRecord
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class InferenceEvent:
+class InferenceEvent(_StepScoped):
     """before_inference. Setting `response` answers the call without asking the model."""
 
-    run: RunView
-    step: int
     request: ModelRequest
     response: ModelResponse | None = None
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class InferenceResultEvent:
+class InferenceResultEvent(_StepScoped):
     """after_inference."""
 
-    run: RunView
-    step: int
     request: ModelRequest
     response: ModelResponse
     attempt: int = 1
@@ -110,14 +122,9 @@ class InferenceResultEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCallEvent:
+class ToolCallEvent(_CallScoped):
     """before_tool: `tool_name` is what tool matchers test."""
 
-    run: RunView
-    step: int
-    call_id: str
-    tool_name: str
-    args: Mapping[str, Any]
     attempt: int = 1
     in_doubt: bool = False
     """The call was started before its process stopped and its end was never recorded: it
@@ -127,14 +134,9 @@ class ToolCallEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResultEvent:
+class ToolResultEvent(_CallScoped):
     """after_tool."""
 
-    run: RunView
-    step: int
-    call_id: str
-    tool_name: str
-    args: Mapping[str, Any]
     result: ToolResult
     duration: float
     attempt: int = 1
@@ -142,15 +144,10 @@ class ToolResultEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolRefusedEvent:
+class ToolRefusedEvent(_CallScoped):
     """tool_refused: before_tool refused a call (a hook's block, a rule, a denied approval);
     its error result is not recorded yet, so context given here rides on it."""
 
-    run: RunView
-    step: int
-    call_id: str
-    tool_name: str
-    args: Mapping[str, Any]
     reason: str | None
     by: str | None
     """The hook whose block stands (for a denied approval, the hook that asked)."""
@@ -160,12 +157,10 @@ class ToolRefusedEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TaskEvent:
+class TaskEvent(_StepScoped):
     """task_created / task_completed: a planning tool is about to add an item to the run's
     task list, or mark one completed; a block refuses the whole update."""
 
-    run: RunView
-    step: int
     call_id: str
     task_id: str
     subject: str
@@ -175,14 +170,13 @@ class TaskEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ElicitationEvent:
+class ElicitationEvent(_RunScoped):
     """elicitation / elicitation_result: an MCP server asks the user for input during a tool
     call. At `elicitation` a hook answers for the user by setting `action` ("accept",
     "decline", "cancel") and `content`, refuses with `block` (declined), or asks a human
     with `ask`; at `elicitation_result` hooks see the answer and may change it, or `block`
     it (declined). `server` is what matchers test."""
 
-    run: RunView
     server: str
     message: str
     mode: str = "form"
@@ -197,22 +191,18 @@ class ElicitationEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ContinueEvent:
+class ContinueEvent(_StepScoped):
     """should_continue: after a step, before the loop decides to go on or stop."""
 
-    run: RunView
-    step: int
     tool_calls: int
     """How many tool calls the last step made."""
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class StopEvent:
+class StopEvent(_StepScoped):
     """stop: the run is about to end normally; a block keeps it going."""
 
-    run: RunView
-    step: int
     output: str | None
     stop_hook_active: bool
     """True while the run continues because a stop hook blocked the previous stop."""
@@ -220,11 +210,9 @@ class StopEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ErrorEvent:
+class ErrorEvent(_StepScoped):
     """on_error: something raised inside a step."""
 
-    run: RunView
-    step: int
     error: BaseException
     error_class: ErrorClass
     where: str
@@ -236,10 +224,9 @@ class ErrorEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SubagentEvent:
+class SubagentEvent(_RunScoped):
     """subagent_start / subagent_stop: `agent_type` is what matchers test."""
 
-    run: RunView
     agent_id: str
     agent_type: str
     output: str | None = None
@@ -248,10 +235,9 @@ class SubagentEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CompactEvent:
+class CompactEvent(_RunScoped):
     """before_compact / after_compact: `trigger` (manual | auto) is what matchers test."""
 
-    run: RunView
     trigger: str
     summary: str | None = None
     instructions: str = ""
@@ -259,10 +245,9 @@ class CompactEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NotificationEvent:
+class NotificationEvent(_RunScoped):
     """notification: `kind` (permission_prompt, idle_prompt…) is what matchers test."""
 
-    run: RunView
     kind: str
     message: str
     title: str | None = None
@@ -271,11 +256,10 @@ class NotificationEvent:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PermissionEvent:
+class PermissionEvent(_RunScoped):
     """permission_request: a human is about to be asked; a hook may answer for them by
     setting `answer` (or refuse with `block`). `tool_name` is what matchers test."""
 
-    run: RunView
     question: Question
     tool_name: str | None = None
     answer: Answer | None = None
