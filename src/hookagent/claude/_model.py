@@ -227,25 +227,17 @@ class ProcessOutcome:
     stderr_bytes: int = 0
 
 
-@final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HandlerVerdict:
-    """One handler's answer, read per the protocol for its event."""
+class _Answer:
+    """What one handler's verdict and the merge of an event's verdicts both say."""
 
     decision: Decision = "none"
     reason: str | None = None
     """Why: the text that goes with a deny/block/ask (to the model or the user, per event)."""
     updated_input: Mapping[str, Any] | None = None
     updated_output: Any = None
-    additional_context: str | None = None
     continue_: bool = True
     stop_reason: str | None = None
-    system_message: str | None = None
-    failed: bool = False
-    """A failure in the sense of `onFailure`: could not start, timed out, exit code other
-    than 0/2, invalid or schema-failing JSON."""
-    error: str | None = None
-    """What went wrong, for the user: a non-blocking error notice."""
     extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
     """Event-specific fields (e.g. PermissionRequest `updatedPermissions`, `interrupt`;
     SessionStart `initialUserMessage`)."""
@@ -253,18 +245,25 @@ class HandlerVerdict:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Combined:
+class HandlerVerdict(_Answer):
+    """One handler's answer, read per the protocol for its event."""
+
+    additional_context: str | None = None
+    system_message: str | None = None
+    failed: bool = False
+    """A failure in the sense of `onFailure`: could not start, timed out, exit code other
+    than 0/2, invalid or schema-failing JSON."""
+    error: str | None = None
+    """What went wrong, for the user: a non-blocking error notice."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Combined(_Answer):
     """The verdicts of every handler that ran for one event, merged."""
 
-    decision: Decision = "none"
-    reason: str | None = None
-    updated_input: Mapping[str, Any] | None = None
-    updated_output: Any = None
     additional_context: tuple[str, ...] = ()
-    continue_: bool = True
-    stop_reason: str | None = None
     system_messages: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
     """Notes on disagreements resolved by merge order (several `updatedInput`s)."""
-    extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
