@@ -64,6 +64,17 @@ GATE_POINTS: Final[tuple[HookPoint[Any], ...]] = (
 """The points a gate fires: around the call, and while a question waits for an answer."""
 
 
+def _blocking(method: Callable[P, Coroutine[Any, Any, R]], doc: str) -> Callable[P, R]:
+    """`method` run to its end from sync code (see `_run_sync`), with the same signature."""
+
+    @functools.wraps(method)
+    def blocking(*args: P.args, **kwargs: P.kwargs) -> R:
+        return _run_sync(method(*args, **kwargs))
+
+    blocking.__doc__ = doc
+    return blocking
+
+
 @final
 class ToolGate(HookRegistrations):
     """Hooks around calls of any function: `await gate.call(name, args, execute=fn)`.
@@ -171,29 +182,12 @@ class ToolGate(HookRegistrations):
             stop_message=call.stop_message,
         )
 
-    def call_sync(
-        self,
-        tool_name: str,
-        args: Mapping[str, Any] | None = None,
-        *,
-        execute: Callable[..., Any],
-        invocation_id: str | None = None,
-        session: str | None = None,
-        raise_errors: bool = False,
-    ) -> GateResult:
+    call_sync = _blocking(
+        call,
         """`call` for code without an event loop. Called where a loop is running (a sync
         tool that a framework calls from async code), the call runs on its own loop in a
-        worker thread and this thread waits, as it would for the sync function itself."""
-        return _run_sync(
-            self.call(
-                tool_name,
-                args,
-                execute=execute,
-                invocation_id=invocation_id,
-                session=session,
-                raise_errors=raise_errors,
-            )
-        )
+        worker thread and this thread waits, as it would for the sync function itself.""",
+    )
 
     @overload
     def wrap(
@@ -289,7 +283,7 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor:
     return concurrent.futures.ThreadPoolExecutor(thread_name_prefix="hookagent-gate")
 
 
-def _run_sync(coro: Coroutine[Any, Any, GateResult]) -> GateResult:
+def _run_sync(coro: Coroutine[Any, Any, R]) -> R:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
