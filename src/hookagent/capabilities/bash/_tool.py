@@ -90,13 +90,13 @@ class BashArgs(BaseModel):
 
 @final
 class BashTool(ModelTool[BashArgs]):
-    name: ClassVar[str] = "Bash"
-    description: ClassVar[str] = (
+    name = "Bash"
+    description = (
         "Run a shell command with bash in the project directory and return its output. "
         "stdin is empty; background processes are stopped when the command ends. "
         "`timeout` is in milliseconds (default 120000, max 600000 unless configured)."
     )
-    args_model: ClassVar[type[Any]] = BashArgs
+    args_model = BashArgs
     max_result_chars: ClassVar[int | None] = None
     """Each stream is cut to `BashPolicy.max_output` bytes, and saved whole when cut."""
 

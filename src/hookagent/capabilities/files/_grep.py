@@ -11,7 +11,7 @@ for the common forms), and only ripgrep reads `.gitignore`.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Final, Literal, final
+from typing import Final, Literal, final
 
 from pydantic import Field
 
@@ -64,8 +64,8 @@ class GrepArgs(Args):
 @final
 class GrepTool(FileTool[GrepArgs]):
     path_arg = "path"
-    name: ClassVar[str] = "Grep"
-    args_model: ClassVar[type[Any]] = GrepArgs
+    name = "Grep"
+    args_model = GrepArgs
 
     def __init__(self, root: Root, engine: SearchEngine = "auto") -> None:
         super().__init__(root)

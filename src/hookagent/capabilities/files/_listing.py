@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Any, ClassVar, Final, Literal, final
+from typing import Final, Literal, final
 
 from pydantic import Field
 
@@ -31,12 +31,12 @@ class LSArgs(Args):
 @final
 class LSTool(FileTool[LSArgs]):
     path_arg = "path"
-    name: ClassVar[str] = "LS"
-    description: ClassVar[str] = (
+    name = "LS"
+    description = (
         "List a directory: `[dir]` entries first, then `[file]` (and `[link]` for symbolic "
         f"links), sorted case-insensitively, at most {MAX_ENTRIES}."
     )
-    args_model: ClassVar[type[Any]] = LSArgs
+    args_model = LSArgs
 
     def execute(self, args: LSArgs) -> ToolResult:
         where = self.root.locate(args.path)

@@ -71,13 +71,13 @@ class _Window:
 
 @final
 class ReadTool(FileTool[ReadArgs]):
-    name: ClassVar[str] = "Read"
-    description: ClassVar[str] = (
+    name = "Read"
+    description = (
         "Read a text file. Returns its lines numbered like `cat -n`, from `offset` (1-based) "
         f"for `limit` lines (default and maximum {DEFAULT_LIMIT}); lines over {MAX_LINE_CHARS} "
         "characters are cut. Directories (use LS) and binary files are refused."
     )
-    args_model: ClassVar[type[Any]] = ReadArgs
+    args_model = ReadArgs
     max_result_chars: ClassVar[int | None] = None
     """Bounded by its window (`DEFAULT_LIMIT` lines of `MAX_LINE_CHARS`), as in Claude Code:
     Read is how the model reads a saved output, so saving what it reads would never end."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import os
 import time
-from typing import Any, ClassVar, Final, final
+from typing import Final, final
 
 from pydantic import Field
 
@@ -29,13 +29,13 @@ class GlobArgs(Args):
 @final
 class GlobTool(FileTool[GlobArgs]):
     path_arg = "path"
-    name: ClassVar[str] = "Glob"
-    description: ClassVar[str] = (
+    name = "Glob"
+    description = (
         "Find files by name pattern (`**` spans directories, `{a,b}` alternates). Returns "
         f"absolute paths, most recently modified first, at most {MAX_GLOB_RESULTS}. "
         "Symlinks leading out of the root and .git directories are skipped."
     )
-    args_model: ClassVar[type[Any]] = GlobArgs
+    args_model = GlobArgs
 
     def execute(self, args: GlobArgs) -> ToolResult:
         started = time.perf_counter()

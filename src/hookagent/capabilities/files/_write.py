@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
-from typing import Any, ClassVar, Final, TypeVar, final
+from typing import Any, Final, TypeVar, final
 
 from hookagent.capabilities.files._edits import (
     MAX_EDIT_BYTES,
@@ -25,7 +25,7 @@ from hookagent.capabilities.files._edits import (
     apply_edit,
     read_text,
 )
-from hookagent.capabilities.files._paths import PathError, Resolved, describe, os_errors
+from hookagent.capabilities.files._paths import PathError, Resolved, Root, describe, os_errors
 from hookagent.capabilities.files._reconcile import reconcile_edit, reconcile_write
 from hookagent.capabilities.files._tool import FileTool
 from hookagent.tools._base import Reconciled, ToolResult
@@ -72,19 +72,39 @@ def _existing_mode(found: Resolved) -> int | None:
     return stat.S_IMODE(found.stat.st_mode)
 
 
+_INVALID: Final = Reconciled.not_done("the arguments are invalid: the call could not run")
+
+
+def _reconciler(
+    model: type[A], settle: Callable[[Root, A], Reconciled]
+) -> Callable[[FileTool[A], Mapping[str, Any], str], Reconciled]:
+    """A tool's `reconcile` (see `reconcile.py`): its arguments read as `model`, then settled
+    by `settle`; arguments that do not validate are not done, as the call could not run."""
+
+    def reconcile(tool: FileTool[A], args: Mapping[str, Any], key: str, /) -> Reconciled:
+        parsed = _parsed(model, args)
+        return settle(tool.root, parsed) if parsed else _INVALID
+
+    return reconcile
+
+
+def _parsed(model: type[A], args: Mapping[str, Any]) -> A | None:
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(dict(args))
+    except ValidationError:
+        return None
+
+
 @final
 class WriteTool(FileTool[WriteArgs]):
-    name: ClassVar[str] = "Write"
-    description: ClassVar[str] = (
+    name = "Write"
+    description = (
         "Write a file, replacing it if it exists; missing parent directories are created. "
         "The write is atomic."
     )
-    args_model: ClassVar[type[Any]] = WriteArgs
-
-    def reconcile(self, args: Mapping[str, Any], key: str, /) -> Reconciled:
-        """Done if the file holds the content (sha256), else not done (see `reconcile.py`)."""
-        parsed = _parsed(WriteArgs, args)
-        return reconcile_write(self.root, parsed) if parsed else _INVALID
+    args_model = WriteArgs
 
     def execute(self, args: WriteArgs) -> ToolResult:
         where = self.root.locate(args.file_path)
@@ -107,21 +127,18 @@ class WriteTool(FileTool[WriteArgs]):
             },
         )
 
+    reconcile = _reconciler(WriteArgs, reconcile_write)
+
 
 @final
 class EditTool(FileTool[EditArgs]):
-    name: ClassVar[str] = "Edit"
-    description: ClassVar[str] = (
+    name = "Edit"
+    description = (
         "Replace exact text in a file. `old_string` must occur exactly once unless "
         "`replace_all` is set; copy it from Read's output without the line-number prefix. "
         "The write is atomic."
     )
-    args_model: ClassVar[type[Any]] = EditArgs
-
-    def reconcile(self, args: Mapping[str, Any], key: str, /) -> Reconciled:
-        """By whether the file holds old_string or new_string (see `reconcile.py`)."""
-        parsed = _parsed(EditArgs, args)
-        return reconcile_edit(self.root, parsed) if parsed else _INVALID
+    args_model = EditArgs
 
     def execute(self, args: EditArgs) -> ToolResult:
         where = self.root.locate(args.file_path)
@@ -152,14 +169,4 @@ class EditTool(FileTool[EditArgs]):
             },
         )
 
-
-_INVALID: Final = Reconciled.not_done("the arguments are invalid: the call could not run")
-
-
-def _parsed(model: type[A], args: Mapping[str, Any]) -> A | None:
-    from pydantic import ValidationError
-
-    try:
-        return model.model_validate(dict(args))
-    except ValidationError:
-        return None
+    reconcile = _reconciler(EditArgs, reconcile_edit)
