@@ -18,6 +18,8 @@ Decisions are values (`HookResult`), never exceptions; these are for bugs and br
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "ApprovalError",
     "ConfigError",
@@ -28,6 +30,7 @@ __all__ = [
     "RunError",
     "StoreError",
     "ToolError",
+    "check_choice",
 ]
 
 
@@ -39,18 +42,22 @@ class ConfigError(HookagentError):
     """The runtime was set up wrongly: a builder call, a settings file, a script file."""
 
     def __init__(
-        self,
-        message: str,
-        *,
-        file: str | None = None,
-        key: str | None = None,
-        value: object = None,
+        self, message: str, *, file: str | None = None, key: str | None = None, value: object = None
     ) -> None:
         where = ", ".join(part for part in (file, key) if part)
         super().__init__(f"{where}: {message}" if where else message)
-        self.file = file
-        self.key = key
-        self.value = value
+        self.file, self.key, self.value = file, key, value
+
+
+def check_choice(value: object, choices: Iterable[object], *, key: str, what: str = "") -> None:
+    """A `ConfigError` at `key` unless `value` is one of `choices`; the message names them all
+    (`what`, when given, names the setting within `key`)."""
+    allowed = tuple(choices)
+    if value not in allowed:
+        names = [repr(choice) for choice in allowed]
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        subject = f"{what} must" if what else "must"
+        raise ConfigError(f"{subject} be {listed}, not {value!r}", key=key, value=value)
 
 
 class RunError(HookagentError):
@@ -92,10 +99,7 @@ class ModelError(RunError):
     ) -> None:
         status_part = f" (HTTP {status})" if status is not None else ""
         super().__init__(f"{provider}:{model}{status_part}: {message}")
-        self.provider = provider
-        self.model = model
-        self.status = status
-        self.retries = retries
+        self.provider, self.model, self.status, self.retries = provider, model, status, retries
         self.timed_out = timed_out
         """The request timed out on the client side (no HTTP status to tell)."""
         self._transient = transient

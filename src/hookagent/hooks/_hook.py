@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, Unpack, final
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_choice
 from hookagent.hooks._matchers import Matcher, MatchSpec, compile_matcher
 from hookagent.hooks._points import HookPoint
 from hookagent.hooks._result import HookResult, Kind
@@ -201,12 +201,8 @@ def _build(
         )
     if kind not in _KIND_DECISIONS:
         raise ConfigError(f"kind must be guard, transform or observer, not {kind!r}", key=where)
-    if on_failure is not None and on_failure not in ("block", "proceed", "raise"):
-        raise ConfigError(
-            f"on_failure must be block, proceed or raise, not {on_failure!r}",
-            key=where,
-            value=on_failure,
-        )
+    if on_failure is not None:
+        check_choice(on_failure, ("block", "proceed", "raise"), key=where, what="on_failure")
     if inherit not in ("all", "none") and not isinstance(inherit, InheritFor):
         raise ConfigError(
             f'inherit must be "all", "none" or match(agent_type=...), not {inherit!r}',

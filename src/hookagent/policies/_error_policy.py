@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, final
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_choice
 from hookagent.hooks._events import ErrorClass, ErrorEvent
 from hookagent.hooks._hook import Hook, make_hook
 from hookagent.hooks._points import ON_ERROR
@@ -55,12 +55,9 @@ class ErrorPolicy:
                     key="ErrorPolicy",
                     value=key,
                 )
-            if action not in ("stop", "retry", "ignore"):
-                raise ConfigError(
-                    f"action for {key!r} must be stop, retry or ignore, not {action!r}",
-                    key="ErrorPolicy",
-                    value=action,
-                )
+            check_choice(
+                action, ("stop", "retry", "ignore"), key="ErrorPolicy", what=f"action for {key!r}"
+            )
         if not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigError(
                 f"max_retries must be a whole number >= 0, not {max_retries!r}",

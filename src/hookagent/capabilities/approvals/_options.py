@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_choice
 from hookagent.capabilities.approvals._rules import (
     CLASSES,
     DECISIONS,
@@ -33,10 +33,7 @@ def _compile(rule: Rule, index: int) -> CompiledRule:
         raise ConfigError(
             f"expected a Rule(match, decision), got {rule!r:.60}", key=key, value=rule
         )
-    if rule.decision not in DECISIONS:
-        raise ConfigError(
-            f"decision must be allow, deny or ask, not {rule.decision!r}", key=key, value=rule
-        )
+    check_choice(rule.decision, DECISIONS, key=key, what="decision")
     if rule.when is not None and not callable(rule.when):
         raise ConfigError("when must be a function of the call's arguments", key=key)
     try:
@@ -50,10 +47,7 @@ def _compile(rule: Rule, index: int) -> CompiledRule:
 
 def checked_classes(classify: Mapping[str, Class]) -> dict[str, Class]:
     for name, kind in classify.items():
-        if kind not in CLASSES:
-            raise ConfigError(
-                f'must be "safe" or "destructive", not {kind!r}', key=f"classify[{name!r}]"
-            )
+        check_choice(kind, CLASSES, key=f"classify[{name!r}]")
     return dict(classify)
 
 
@@ -65,8 +59,5 @@ def checked_unmatched(unmatched: Mapping[Class, Decision]) -> dict[Class, Decisi
             raise ConfigError(
                 f'the classes are "safe" and "destructive", not {kind!r}', key="unmatched"
             )
-        if decision not in DECISIONS:
-            raise ConfigError(
-                f"must be allow, deny or ask, not {decision!r}", key=f"unmatched[{kind!r}]"
-            )
+        check_choice(decision, DECISIONS, key=f"unmatched[{kind!r}]")
     return merged

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, final
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_choice
 from hookagent.capabilities.audit._chain import ChainWriter
 from hookagent.capabilities.audit._describe import (
     describe_decision,
@@ -90,12 +90,7 @@ class AuditTrail:
                 key="AuditTrail(max_chars)",
                 value=max_chars,
             )
-        if on_failure not in ("raise", "block", "proceed"):
-            raise ConfigError(
-                f"must be 'raise', 'block' or 'proceed', not {on_failure!r}",
-                key="AuditTrail(on_failure)",
-                value=on_failure,
-            )
+        check_choice(on_failure, ("raise", "block", "proceed"), key="AuditTrail(on_failure)")
         self.path = os.fspath(path)
         self.points = tuple(dict.fromkeys(chosen))
         self.max_chars = max_chars

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final, get_args
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_choice
 from hookagent.capabilities.bash._domains import DomainRules
 from hookagent.capabilities.bash._placement import Exclusions, Placement, place
 from hookagent.capabilities.bash._sandbox import (
@@ -75,10 +75,7 @@ class SandboxConfig:
         allow_unsandboxed: bool = False,
         auto_allow: bool = True,
     ) -> SandboxConfig:
-        if mode not in get_args(SandboxMode):
-            raise ConfigError(
-                "must be 'auto', 'required' or 'off'", key="Bash(sandbox)", value=mode
-            )
+        check_choice(mode, get_args(SandboxMode), key="Bash(sandbox)")
         rule = _network_rule(network)
         for name, flag in (("allow_unsandboxed", allow_unsandboxed), ("auto_allow", auto_allow)):
             if not isinstance(flag, bool):

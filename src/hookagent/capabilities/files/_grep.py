@@ -15,7 +15,7 @@ from typing import Final, Literal, final
 
 from pydantic import Field
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_choice
 from hookagent.capabilities.files import _grep_python as grep_python
 from hookagent.capabilities.files import _grep_ripgrep as grep_ripgrep
 from hookagent.capabilities.files._grep_report import Mode, Query, report
@@ -69,10 +69,7 @@ class GrepTool(FileTool[GrepArgs]):
 
     def __init__(self, root: Root, engine: SearchEngine = "auto") -> None:
         super().__init__(root)
-        if engine not in ("auto", "ripgrep", "python"):
-            raise ConfigError(
-                "must be 'auto', 'ripgrep' or 'python'", key="search", value=repr(engine)
-            )
+        check_choice(engine, ("auto", "ripgrep", "python"), key="search")
         rg = grep_ripgrep.find_rg() if engine != "python" else None
         if engine == "ripgrep" and rg is None:
             raise ConfigError(

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, cast, final
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_choice
 from hookagent.capabilities.structured_output._final_tool import FinalAnswerTool
 from hookagent.capabilities.structured_output._schema import OutputSchema, describe_errors
 from hookagent.hooks._events import ContinueEvent, InferenceEvent, StopEvent, ToolResultEvent
@@ -58,12 +58,7 @@ class StructuredOutput(Generic[T]):
         tool_name: str = "final_result",
         schema_name: str | None = None,
     ) -> None:
-        if mode not in ("auto", "native", "tool"):
-            raise ConfigError(
-                f"must be 'auto', 'native' or 'tool', not {mode!r}",
-                key="StructuredOutput(mode)",
-                value=mode,
-            )
+        check_choice(mode, ("auto", "native", "tool"), key="StructuredOutput(mode)")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigError(
                 f"must be a whole number >= 0, not {max_retries!r}",
