@@ -32,11 +32,10 @@ from hookagent.kernel._approval import Approver
 from hookagent.kernel._context import Budgets, RunContext
 from hookagent.kernel._loop import Kernel
 from hookagent.kernel._result import RunResult
-from hookagent.kernel._seams import RunLayer
 from hookagent.kernel._state import RunState
 from hookagent.live._events import Emit, RunFinished, StreamEvent
 from hookagent.live._observer import LiveObserver
-from hookagent.models._base import Model, OnDelta
+from hookagent.models._base import Model
 from hookagent.spill._files import default_root
 from hookagent.spill._results import DEFAULT_MAX_RESULT_CHARS
 from hookagent.store._base import Store
@@ -132,21 +131,9 @@ class Agent:
         runs elsewhere."""
         return self._setups.of(output_type, limits)
 
-    def context(
-        self,
-        state: RunState,
-        setup: RunSetup,
-        *,
-        layer: RunLayer | None = None,
-        approver: Approver | None = None,
-        watch: HookWatch | None = None,
-        on_delta: OnDelta | None = None,
-    ) -> RunContext:
-        """What the kernel runs `state` with (see `run_context`): `Agent.run` uses it, and
-        so does a backend that runs the kernel itself."""
-        return run_context(
-            self, state, setup, layer=layer, approver=approver, watch=watch, on_delta=on_delta
-        )
+    context = run_context
+    """What the kernel runs a run with: `Agent.run` uses it, and so does a backend that
+    runs the kernel itself."""
 
     def _runs(self) -> DurableRuns:
         if self.store is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final, final
+from typing import Any, Final, Protocol, final
 
 from hookagent._messages import Message, ToolCall, ToolResultMessage
 from hookagent.kernel._records import ToolExecution
@@ -24,8 +24,16 @@ __all__ = [
     "DATA_IS_CONTENT",
     "DATA_KEPT",
     "CallTable",
+    "CallWatcher",
     "moved",
 ]
+
+
+class CallWatcher(Protocol):
+    """Hears of each call as it is recorded (a live view of a run)."""
+
+    def call_recorded(self, execution: ToolExecution, /) -> None: ...
+
 
 # Bits of a row's flags byte.
 BLOCKED: Final = 1
@@ -41,7 +49,17 @@ ARGS_KEPT: Final = 16
 
 @final
 class CallTable:
-    __slots__ = ("args", "attempts", "data", "duration", "errors", "flags", "result", "started")
+    __slots__ = (
+        "args",
+        "attempts",
+        "data",
+        "duration",
+        "errors",
+        "flags",
+        "result",
+        "started",
+        "watcher",
+    )
 
     def __init__(self) -> None:
         self.result = array("i")
@@ -54,6 +72,7 @@ class CallTable:
         self.data: dict[int, Any] = {}
         self.errors = 0
         """Error results among rows added since the owner last reset it (a hint to look)."""
+        self.watcher: CallWatcher | None = None
 
     def __len__(self) -> int:
         return len(self.flags)
@@ -71,7 +90,7 @@ class CallTable:
         attempts: int,
     ) -> None:
         """A call just made, its result message at `at`; `proxy` is the read-only view of
-        `call.args` that hooks were shown, if any."""
+        `call.args` that hooks were shown, if any. The watcher hears of it as a record."""
         flags = BLOCKED if blocked else 0
         if args is not call.args:
             if args is proxy:
@@ -89,6 +108,19 @@ class CallTable:
         if result.is_error:
             self.errors += 1
         self.add(at, flags, started, duration, attempts)
+        if self.watcher is not None:
+            self.watcher.call_recorded(
+                ToolExecution(
+                    call_id=call.id,
+                    name=call.name,
+                    args=args,
+                    result=result,
+                    blocked=blocked,
+                    started_at=started,
+                    duration=duration,
+                    attempts=attempts,
+                )
+            )
 
     def add(self, at: int, flags: int, started: float, duration: float, attempts: int) -> None:
         self.result.append(at)

@@ -17,7 +17,7 @@ from hookagent.hooks._points import ON_ERROR
 from hookagent.hooks._result import StopReason
 from hookagent.kernel._context import RunContext
 
-__all__ = ["ErrorHandler", "classify"]
+__all__ = ["ErrorHandler", "HandlesErrors", "classify"]
 
 Action = Literal["retry", "ignore", "stop"]
 
@@ -88,3 +88,12 @@ class ErrorHandler:
         reason = decision.reason if outcome == "stop" and decision.reason else f"{where}: {text}"
         state.finish("failed", stop_reason, reason)
         return "stop"
+
+
+class HandlesErrors:
+    """A rung of the loop whose exceptions go to the run's `ErrorHandler`."""
+
+    __slots__ = ("_errors",)
+
+    def __init__(self, errors: ErrorHandler) -> None:
+        self._errors = errors

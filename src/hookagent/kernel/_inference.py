@@ -10,7 +10,7 @@ from hookagent._usage import Usage
 from hookagent.hooks._events import InferenceEvent, InferenceResultEvent
 from hookagent.hooks._points import AFTER_INFERENCE, BEFORE_INFERENCE
 from hookagent.kernel._context import RunContext
-from hookagent.kernel._failures import ErrorHandler
+from hookagent.kernel._failures import HandlesErrors
 from hookagent.models._base import ModelRequest, ModelResponse, StreamingModel
 from hookagent.models._received import received, safe_deltas
 
@@ -18,11 +18,8 @@ __all__ = ["Inference"]
 
 
 @final
-class Inference:
-    __slots__ = ("_errors",)
-
-    def __init__(self, errors: ErrorHandler) -> None:
-        self._errors = errors
+class Inference(HandlesErrors):
+    __slots__ = ()
 
     async def infer(self, ctx: RunContext) -> tuple[ModelResponse | None, tuple[str, ...]]:
         """The step's response (None if the run ended or the error was ignored), and the

@@ -14,16 +14,15 @@ The table reads `RunState.messages`, which the runtime only ever appends to.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final, Protocol, final, overload
 
-from hookagent._messages import AssistantMessage, Message, ToolCall
+from hookagent._messages import AssistantMessage, Message
 from hookagent._usage import Usage
-from hookagent.kernel._call_table import DATA_KEPT, CallTable, moved
+from hookagent.kernel._call_table import DATA_KEPT, CallTable, CallWatcher, moved
 from hookagent.kernel._records import StepRecord, ToolExecution
 from hookagent.kernel._step_packing import ERROR, FINAL_RESPONSE, KINDS, TOOL_EXECUTION, pack
-from hookagent.tools._base import ToolResult
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
@@ -35,10 +34,8 @@ NO_USAGE: Final = Usage()
 """The usage of a step whose model call failed (shared: `Usage` is frozen)."""
 
 
-class StepWatcher(Protocol):
+class StepWatcher(CallWatcher, Protocol):
     """Hears of records as the kernel appends them (a live view of a run)."""
-
-    def call_recorded(self, execution: ToolExecution, /) -> None: ...
 
     def step_recorded(self, record: StepRecord, /) -> None: ...
 
@@ -62,6 +59,7 @@ class StepTable(Sequence[StepRecord]):
         "_started",
         "_usage",
         "_watcher",
+        "append_call",
     )
 
     def __init__(self, messages: list[Message] | None = None) -> None:
@@ -78,6 +76,9 @@ class StepTable(Sequence[StepRecord]):
         self._loose: dict[int, StepRecord] = {}
         """Records the columns cannot describe (built by hand), kept whole."""
         self._calls = CallTable()
+        self.append_call = self._calls.record
+        """A tool call of the step in progress (`CallTable.record`): the kernel's one write
+        per call goes straight to the call rows."""
         self._scan = 0
         """Where `append` looks for the next record's messages."""
         self._watcher: StepWatcher | None = None
@@ -97,38 +98,9 @@ class StepTable(Sequence[StepRecord]):
         return table
 
     # -- the kernel's writes ----------------------------------------------------------
-    def append_call(
-        self,
-        at: int,
-        call: ToolCall,
-        args: Mapping[str, Any],
-        proxy: Mapping[str, Any] | None,
-        result: ToolResult,
-        blocked: bool,
-        started: float,
-        duration: float,
-        attempts: int,
-    ) -> None:
-        """A tool call of the step in progress, its result message at `at`; `proxy` is the
-        read-only view of `call.args` that hooks were shown, if any."""
-        self._calls.record(at, call, args, proxy, result, blocked, started, duration, attempts)
-        if self._watcher is not None:
-            self._watcher.call_recorded(
-                ToolExecution(
-                    call_id=call.id,
-                    name=call.name,
-                    args=args,
-                    result=result,
-                    blocked=blocked,
-                    started_at=started,
-                    duration=duration,
-                    attempts=attempts,
-                )
-            )
-
     def watch(self, watcher: StepWatcher | None) -> None:
         """Tell `watcher` of every call and step recorded from now on (None: stop)."""
-        self._watcher = watcher
+        self._watcher = self._calls.watcher = watcher
 
     def append_step(
         self,

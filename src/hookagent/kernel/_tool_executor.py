@@ -23,7 +23,7 @@ from hookagent.hooks._decision import Decision
 from hookagent.hooks._points import BEFORE_TOOL, TOOL_REFUSED
 from hookagent.kernel._cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel._context import RunContext
-from hookagent.kernel._failures import ErrorHandler
+from hookagent.kernel._failures import HandlesErrors
 from hookagent.kernel._refusal import refused
 from hookagent.kernel._tool_flow import ToolCallFlow
 from hookagent.tools._base import ToolContext, ToolResult
@@ -34,11 +34,8 @@ __all__ = ["ToolExecutor"]
 
 
 @final
-class ToolExecutor:
-    __slots__ = ("_errors",)
-
-    def __init__(self, errors: ErrorHandler) -> None:
-        self._errors = errors
+class ToolExecutor(HandlesErrors):
+    __slots__ = ()
 
     async def run_all(self, ctx: RunContext, calls: tuple[ToolCall, ...]) -> None:
         """Run the calls in order, recording one row each. Consecutive calls of tools that
