@@ -20,12 +20,15 @@ from temporal.test_runs import build, waiting
 pytestmark = pytest.mark.temporal
 
 
-def test_run_on_a_temporal_worker_started_from_the_command_line(
+def test_runs_of_a_session_on_a_temporal_worker_started_from_the_command_line(
     temporal_address: str, tmp_path: Path
 ) -> None:
+    """Two runs of one session (the second continues the first's conversation), listed and
+    shown through the `temporal` commands; a run's limits travel with it."""
     script = tmp_path / "turns.json"
-    script.write_text(json.dumps(["all done"]))
+    script.write_text(json.dumps(["first", "second"]))
     queue = f"q-{uuid.uuid4().hex[:8]}"
+    session = f"s-{uuid.uuid4().hex[:8]}"
     flags = ["--model", f"scripted:{script}", "--task-queue", queue]
     worker = subprocess.Popen(
         [
@@ -41,16 +44,53 @@ def test_run_on_a_temporal_worker_started_from_the_command_line(
         cwd=tmp_path,
         env={**os.environ, "NO_COLOR": "1"},
     )
+    on = ("--temporal", temporal_address, *flags, "--session", session)
     try:
-        done = hookagent(tmp_path, "run", "hi", "--json", "--temporal", temporal_address, *flags)
+        first = hookagent(tmp_path, "run", "hi", "--json", *on)
+        second = hookagent(tmp_path, "run", "again", "--json", "--max-steps", "1", *on)
+        listed = hookagent(
+            tmp_path, "temporal", "runs", "--address", temporal_address, session, "--json"
+        )
+        run_id = json.loads(second.stdout)["run_id"]
+        shown = hookagent(tmp_path, "temporal", "show", "--address", temporal_address, run_id)
+        shown_json = hookagent(
+            tmp_path, "temporal", "show", "--address", temporal_address, run_id, "--json"
+        )
+        sessions = hookagent(
+            tmp_path, "temporal", "sessions", "--address", temporal_address, "--json"
+        )
     finally:
         worker.kill()
         worker.wait()
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
-    assert (result["status"], result["output"]) == ("completed", "all done")
-    refused = hookagent(tmp_path, "run", "hi", "--session", "s", "--temporal", "x:1", *flags)
-    assert refused.returncode != 0 and "kept by Temporal" in refused.stderr + refused.stdout
+    for done in (first, second, listed, shown, shown_json, sessions):
+        assert done.returncode == 0, done.stderr
+    assert json.loads(first.stdout)["output"] == "first"
+    result = json.loads(second.stdout)
+    assert (result["status"], result["output"]) == ("completed", "second")
+    state = json.loads(shown_json.stdout)["state"]
+    assert [m["content"] for m in state["messages"]] == ["hi", "first", "again", "second"]
+    assert state["session_id"] == session
+    runs = json.loads(listed.stdout)
+    assert [r["prompt"] for r in runs] == ["again", "hi"] and runs[0]["run_id"] == run_id
+    assert f"run {run_id}  session {session}  completed" in shown.stdout
+    assert any(s["session"] == session for s in json.loads(sessions.stdout))
+
+
+def test_what_a_run_on_temporal_cannot_honour_is_refused_on_the_command_line(
+    tmp_path: Path,
+) -> None:
+    flags = ("--model", "scripted:none.json", "--temporal", "127.0.0.1:1")
+    for extra, named in [
+        (("--store", "x.db"), "--store"),
+        (("--notify", "http://127.0.0.1:9/hook"), "--notify"),
+        (("--max-cost", "1", "--price", "m=1/1"), "--price"),
+    ]:
+        refused = hookagent(tmp_path, "run", "hi", *flags, *extra)
+        assert refused.returncode == 2 and named in refused.stderr, refused.stderr
+    for answer in (["approve", "r1", "--scope", "session"], ["deny", "r1", "--resume"]):
+        refused = hookagent(tmp_path, *answer, "--reason", "x", "--temporal", "127.0.0.1:1")
+        assert refused.returncode == 2, refused.stderr
+        assert ("--scope" if "approve" in answer else "--resume") in refused.stderr
 
 
 async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
@@ -68,7 +108,7 @@ async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
         assert json.loads(listed.stdout)["tool_name"] == "deploy"
         base = ("temporal", "approve", "--address", temporal_address, run_id)
         wrong = await asyncio.to_thread(hookagent, tmp_path, *base, "q7")
-        assert wrong.returncode != 0 and "no question 'q7'" in wrong.stdout + wrong.stderr
+        assert wrong.returncode != 0 and "waits on no question q7" in wrong.stderr
         unknown = await asyncio.to_thread(
             hookagent, tmp_path, "temporal", "deny", "--address", temporal_address, "nope", "q1"
         )
@@ -76,11 +116,13 @@ async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
         approved = await asyncio.to_thread(hookagent, tmp_path, *base, "q1", "--reason", "ok")
         assert approved.returncode == 0, approved.stderr
         await waiting(runs, run_id, "q2")  # prod-eu: another fingerprint, asked again
-        denied = await asyncio.to_thread(
-            hookagent, tmp_path, "temporal", "deny", "--address", temporal_address, run_id, "q2"
-        )
+        top = ("deny", run_id, "--reason", "not today", "--temporal", temporal_address)
+        wrong_call = await asyncio.to_thread(hookagent, tmp_path, *top[:2], "c9", *top[2:])
+        assert wrong_call.returncode == 2 and "waits on no question c9" in wrong_call.stderr
+        denied = await asyncio.to_thread(hookagent, tmp_path, *top[:2], "c1", *top[2:], "--json")
         assert denied.returncode == 0, denied.stderr
+        assert json.loads(denied.stdout) == [{"run_id": run_id, "question": "q2", "denied": True}]
         result = await runs.result(run_id)
     first, second = result.tool_calls
     assert first.result.content.startswith("deployed to prod") and not first.blocked
-    assert second.blocked
+    assert second.blocked and "not today" in second.result.content

@@ -252,7 +252,8 @@ def run(
     if temporal is not None:
         from hookagent.cli._temporal_cmd import exit_now
 
-        exit_now(guarded(lambda: _on_temporal(options, command, temporal, task_queue)))
+        noted = notify or notify_inbox
+        exit_now(guarded(lambda: _on_temporal(options, command, temporal, task_queue, noted)))
     raise typer.Exit(
         guarded(
             lambda: _run_or_submit(with_notify(options, notify, notify_inbox, command), command)
@@ -260,7 +261,9 @@ def run(
     )
 
 
-def _on_temporal(options: RunOptions, command: str | None, address: str, queue: str) -> int:
+def _on_temporal(
+    options: RunOptions, command: str | None, address: str, queue: str, notify: object
+) -> int:
     from hookagent._errors import ConfigError
     from hookagent.cli._temporal_cmd import run_on_temporal
 
@@ -268,6 +271,8 @@ def _on_temporal(options: RunOptions, command: str | None, address: str, queue: 
         raise ConfigError(
             "submit queues a run in a store; run it with --temporal", key="--temporal"
         )
+    if notify:
+        raise ConfigError("a run on Temporal tells no webhook of its questions", key="--notify")
     return run_on_temporal(options, address, queue)
 
 

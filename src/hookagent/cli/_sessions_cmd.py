@@ -30,6 +30,7 @@ from hookagent.cli._session_views import (
 )
 from hookagent.cli._shared_options import JsonOpt, StoreOpt
 from hookagent.cli._store_access import existing, guard, in_store, missing, open_at
+from hookagent.cli._temporal_answers import TemporalOpt
 from hookagent.sessions._validate import positive_number
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ def approve(
     store: StoreOpt = None,
     resume_now: ResumeOpt = False,
     json_output: JsonOpt = False,
+    temporal: TemporalOpt = None,
 ) -> None:
     """Approve the open question(s) of a waiting run (or only the one about CALL)."""
     from hookagent.cli._session_runs import answer_questions
@@ -166,6 +168,10 @@ def approve(
         if scope not in _SCOPES:
             raise ConfigError(f"--scope is once, run or session, not {scope!r}")
         positive_number("--ttl", ttl, unit=" of seconds")
+        if temporal is not None:
+            return _on_temporal(
+                temporal, key, call, True, store, resume_now, scope, reason, ttl, json_output
+            )
         return answer_questions(
             key, call, store, resume_now, True, _SCOPES[scope], reason, ttl, json_output=json_output
         )
@@ -182,16 +188,43 @@ def deny(
     store: StoreOpt = None,
     resume_now: ResumeOpt = False,
     json_output: JsonOpt = False,
+    temporal: TemporalOpt = None,
 ) -> None:
     """Deny the open question(s) of a waiting run (or only the one about CALL)."""
     from hookagent.cli._session_runs import answer_questions
 
-    raise typer.Exit(
-        guard(
-            lambda: answer_questions(
-                key, call, store, resume_now, False, "once", reason, json_output=json_output
+    def go() -> int:
+        if temporal is not None:
+            return _on_temporal(
+                temporal, key, call, False, store, resume_now, "once", reason, None, json_output
             )
+        return answer_questions(
+            key, call, store, resume_now, False, "once", reason, json_output=json_output
         )
+
+    raise typer.Exit(guard(go))
+
+
+def _on_temporal(
+    address: str,
+    key: str,
+    call: str | None,
+    approved: bool,
+    store: str | None,
+    resume_now: bool,
+    scope: str,
+    reason: str | None,
+    ttl: float | None,
+    json_output: bool,
+) -> int:
+    """Answer run `key` on Temporal; the store's options have no meaning there."""
+    from hookagent.cli._temporal_answers import answer_on_temporal
+
+    for given, name in ((store, "--store"), (resume_now, "--resume")):
+        if given:
+            raise ConfigError("a run on Temporal goes on by itself once answered", key=name)
+    return answer_on_temporal(
+        address, key, call, approved, scope=scope, reason=reason, ttl=ttl, json_output=json_output
     )
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -21,12 +22,13 @@ from hookagent.cli._exits import exit_code, guarded, print_json
 from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_path
 
 if TYPE_CHECKING:
+    from temporalio.client import Client
+
     from hookagent._agent import Agent
-    from hookagent.durable._answers import Scope
 
 T = TypeVar("T")
 
-__all__ = ["DEFAULT_QUEUE", "exit_now", "run_on_temporal", "temporal_app"]
+__all__ = ["DEFAULT_QUEUE", "exit_now", "on_server", "run_on_temporal", "temporal_app"]
 
 DEFAULT_QUEUE = "hookagent"
 
@@ -102,21 +104,34 @@ def questions(
     address: AddressOpt, run_id: Annotated[str, typer.Argument(metavar="RUN_ID")]
 ) -> None:
     """The questions run RUN_ID waits on, one JSON object a line."""
-    exit_now(guarded(lambda: _run(_questions(address, run_id))))
+
+    async def go(client: Client) -> int:
+        from hookagent.temporal._client import waiting
+
+        for question in await waiting(client, run_id):
+            typer.echo(json.dumps(question))
+        return 0
+
+    exit_now(guarded(lambda: on_server(address, go, run_id)))
 
 
-async def _questions(address: str, run_id: str) -> int:
+def on_server(address: str, main: Callable[[Client], Awaitable[T]], run_id: str | None = None) -> T:
+    """`main` with a client of the server at `address`; what the server refuses (no such
+    run, an answer that cannot apply) is a `ConfigError` naming the run or the server."""
+    from temporalio.client import WorkflowUpdateFailedError
     from temporalio.service import RPCError
 
-    from hookagent.temporal._client import connect, waiting
+    from hookagent.temporal._client import connect
+
+    async def go() -> T:
+        return await main(await connect(address))
 
     try:
-        found = await waiting(await connect(address), run_id)
+        return _run(go())
+    except WorkflowUpdateFailedError as exc:
+        raise ConfigError(str(exc.cause or exc), key=f"run {run_id}") from exc
     except RPCError as exc:
-        raise ConfigError(exc.message, key=f"run {run_id}") from exc
-    for question in found:
-        typer.echo(json.dumps(question))
-    return 0
+        raise ConfigError(exc.message, key=f"run {run_id}" if run_id else address) from exc
 
 
 RunIdArg = Annotated[str, typer.Argument(metavar="RUN_ID")]
@@ -139,7 +154,15 @@ def approve(
     scope: ScopeOpt = "once",
 ) -> None:
     """Approve question QUESTION_ID of run RUN_ID (a workflow update)."""
-    exit_now(guarded(lambda: _answer(address, run_id, question_id, True, reason, scope)))
+    from hookagent.cli._temporal_answers import answer_on_temporal
+
+    exit_now(
+        guarded(
+            lambda: answer_on_temporal(
+                address, run_id, question_id, True, scope=scope, reason=reason
+            )
+        )
+    )
 
 
 @temporal_app.command()
@@ -147,48 +170,43 @@ def deny(
     address: AddressOpt, run_id: RunIdArg, question_id: QuestionArg, reason: ReasonOpt = None
 ) -> None:
     """Deny question QUESTION_ID of run RUN_ID (a workflow update)."""
-    exit_now(guarded(lambda: _answer(address, run_id, question_id, False, reason, "once")))
+    from hookagent.cli._temporal_answers import answer_on_temporal
 
-
-def _answer(
-    address: str, run_id: str, question_id: str, approved: bool, reason: str | None, scope: str
-) -> int:
-    from temporalio.client import WorkflowUpdateFailedError
-    from temporalio.service import RPCError
-
-    from hookagent.temporal._client import answer, connect
-
-    if scope not in ("once", "run"):
-        raise ConfigError("must be once or run on Temporal", key="--scope", value=scope)
-    reach: Scope = "run" if scope == "run" else "once"
-
-    async def go() -> None:
-        client = await connect(address)
-        await answer(client, run_id, question_id, approved, reason=reason, scope=reach)
-
-    try:
-        _run(go())
-    except WorkflowUpdateFailedError as exc:
-        raise ConfigError(str(exc.cause or exc), key=question_id) from exc
-    except RPCError as exc:
-        raise ConfigError(exc.message, key=f"run {run_id}") from exc
-    typer.echo(f"{'approved' if approved else 'denied'} {question_id} of run {run_id}")
-    return 0
+    exit_now(
+        guarded(lambda: answer_on_temporal(address, run_id, question_id, False, reason=reason))
+    )
 
 
 def run_on_temporal(options: RunOptions, address: str, task_queue: str) -> int:
-    """Start the run `options` describe on the workers of `task_queue`, wait, report."""
-    if options.durable:
+    """Start the run `options` describe on the workers of `task_queue` (in its session, if
+    it names one), wait, report. The run's limits travel with it; the agent is built
+    without them, as the worker builds it."""
+    if options.store is not None:
+        raise ConfigError("a run on Temporal is kept by Temporal, not in a store", key="--store")
+    if options.prices:
         raise ConfigError(
-            "a run on Temporal is kept by Temporal, not in a store", key="--session/--store"
+            "prices are not carried to a Temporal worker; --max-cost uses the built-in table",
+            key="--price",
         )
-    from hookagent.temporal import TemporalRuns, connect
+    limits = {
+        key: value
+        for key, value in (
+            ("max_steps", options.max_steps),
+            ("max_tokens", options.max_tokens),
+            ("max_seconds", options.max_seconds),
+            ("max_cost", options.max_cost),
+        )
+        if value is not None
+    }
+    agent = _agent(
+        replace(options, max_steps=None, max_tokens=None, max_seconds=None, max_cost=None)
+    )
 
-    agent = _agent(options)
+    async def go(client: Client) -> int:
+        from hookagent.temporal import TemporalRuns
 
-    async def go() -> int:
-        runs = TemporalRuns(agent, await connect(address), task_queue)
-        run_id = await runs.start(options.prompt)
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start(options.prompt, session=options.session, limits=limits)
         typer.echo(f"run {run_id} on {address}, task queue {task_queue}", err=True)
         result = await runs.result(run_id)
         if options.json:
@@ -197,7 +215,7 @@ def run_on_temporal(options: RunOptions, address: str, task_queue: str) -> int:
             typer.echo(result.output or result.stop_message or result.status)
         return exit_code(result)
 
-    return _run(go())
+    return on_server(address, go)
 
 
 def _agent(options: RunOptions) -> Agent:
@@ -221,3 +239,12 @@ async def _forever() -> None:
     import asyncio
 
     await asyncio.Event().wait()
+
+
+def _views() -> None:
+    from hookagent.cli._temporal_views import register
+
+    register(temporal_app)
+
+
+_views()

@@ -28,6 +28,7 @@ __all__ = [
     "RunEntry",
     "ensure_session_attribute",
     "head_messages",
+    "inspect",
     "session_runs",
     "sessions",
 ]
@@ -106,6 +107,18 @@ async def head_messages(client: Client, session: str) -> list[Message]:
             value=session,
         )
     return RunState.from_json(await handle.result()).messages
+
+
+async def inspect(client: Client, run_id: str) -> tuple[RunEntry, RunState, list[Any]]:
+    """Run `run_id` as it stands: its entry, its state (from its result once it ended, a
+    query while it runs) and the questions it waits on."""
+    handle = client.get_workflow_handle(run_id)
+    described = await handle.describe()
+    entry = await _entry(described)
+    if described.status == WorkflowExecutionStatus.RUNNING:
+        state = RunState.from_json(await handle.query("state"))
+        return entry, state, await handle.query("questions")
+    return entry, RunState.from_json(await handle.result()), []
 
 
 async def _listed(client: Client, query: str, limit: int) -> list[RunEntry]:
