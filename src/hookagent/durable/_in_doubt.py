@@ -51,17 +51,11 @@ async def unless_hooks_rerun(
     refusal, or the in-doubt result the model reads (`lost`: what ended the call unseen).
     A `stop` there ends the run."""
     if ctx.hooks.wants(BEFORE_TOOL):
-        decision, _ = await ctx.hooks.fire(
-            BEFORE_TOOL,
-            ToolCallEvent(
-                run=ctx.view,
-                step=ctx.state.position.step,
-                call_id=call.id,
-                tool_name=call.name,
-                args=MappingProxyType(dict(args)),
-                in_doubt=True,
-            ),
+        at, frozen = ctx.state.position.step, MappingProxyType(dict(args))
+        event = ToolCallEvent(
+            run=ctx.view, step=at, call_id=call.id, tool_name=call.name, args=frozen, in_doubt=True
         )
+        decision, _ = await ctx.hooks.fire(BEFORE_TOOL, event)
         if decision.outcome == "ask":
             return None
         if decision.outcome in ("block", "stop"):

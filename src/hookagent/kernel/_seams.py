@@ -35,6 +35,7 @@ __all__ = [
     "Asking",
     "RunLayer",
     "CallLog",
+    "ExecuteOnce",
     "FoldRunner",
     "RunTool",
     "Settle",
@@ -78,6 +79,11 @@ RunTool: TypeAlias = Callable[
 ]
 """Calls a tool (error-policy retries included): its result and its last attempt."""
 
+ExecuteOnce: TypeAlias = Callable[
+    ["RunContext", ToolCall, Mapping[str, Any], int, RunTool], Awaitable[tuple[ToolResult, int]]
+]
+"""`CallLog.execute(ctx, call, args, attempt, run)`: `run` called at most once for the call."""
+
 
 class CallLog(Protocol):
     """What a layer that keeps runs does with the run's tool calls."""
@@ -86,15 +92,8 @@ class CallLog(Protocol):
         """The model's reply (as after_inference hooks left it) asks for these calls."""
         ...
 
-    async def execute(
-        self,
-        ctx: RunContext,
-        call: ToolCall,
-        args: Mapping[str, Any],
-        attempt: int,
-        run: RunTool,
-        /,
-    ) -> tuple[ToolResult, int]:
+    @property
+    def execute(self) -> ExecuteOnce:
         """before_tool let the call through with `args`: run it through `run`, exactly
         once."""
         ...
@@ -112,13 +111,8 @@ class RunLayer(Protocol):
     @property
     def calls(self) -> CallLog: ...
 
-    async def fold(
-        self,
-        point: HookPoint[Any],
-        hooks: tuple[Hook[Any], ...],
-        event: Any,
-        watch: HookWatch | None,
-    ) -> Folded[Any] | HookResult | None: ...
+    @property
+    def fold(self) -> FoldRunner: ...
 
     async def settle(self, question: Question, index: int, asking: Asking) -> Answer: ...
 
