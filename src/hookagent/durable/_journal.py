@@ -35,7 +35,7 @@ from hookagent.durable import _codec as codec
 from hookagent.durable._seam import Suspended
 from hookagent.kernel._approval import Answer, Question
 from hookagent.kernel._state import RunState
-from hookagent.store._base import Store
+from hookagent.store._base import RunRows, Store
 from hookagent.store._records import (
     CallRecord,
     CallState,
@@ -43,6 +43,7 @@ from hookagent.store._records import (
     Flush,
     JournalEntry,
     QuestionRecord,
+    RunRecord,
     RunStatus,
 )
 
@@ -54,38 +55,31 @@ class Durable:
     """The `Journal` of a run kept in a `Store`."""
 
     def __init__(
-        self,
-        store: Store,
-        *,
-        run_id: str,
-        session_id: str,
-        policy_version: str,
-        segment: int = 0,
-        replay: list[JournalEntry] | None = None,
-        calls: list[CallRecord] | None = None,
-        flushed: Checkpoint | None = None,
-        worker: str = "",
-        epoch: int = 0,
-        lease: float = 0.0,
+        self, store: Store, run: RunRecord, *, lease: float, rows: RunRows | None = None
     ) -> None:
+        """`run` as its lease holder claimed it; `rows`, the run as stored when it is taken
+        up again past its start."""
         self.store = store
-        self.worker = worker
+        self.worker = run.lease_owner or ""
         """Who holds the run's lease while it executes."""
-        self.epoch = epoch
+        self.epoch = run.lease_epoch
         """The lease epoch `worker` claimed: every flush is fenced on it."""
         self.lease = lease
         """Seconds each flush extends the lease by."""
         self.lost = False
         """Set once the lease is known to be someone else's: no barrier writes after."""
         self._holder: str | None = None
-        self.run_id = run_id
-        self.session_id = session_id
-        self.policy_version = policy_version
-        self.segment = segment
-        self.recorded: dict[str, JournalEntry] = {e.key: e for e in replay or ()}
+        self.run_id = run.id
+        self.session_id = run.session_id
+        self.policy_version = run.policy_version
+        point = rows.run.checkpoint if rows is not None else None
+        point = point or Checkpoint(segment=0, messages=0, steps=0, decisions=0)
+        self.segment = point.segment
+        replay, calls = (rows.journal, rows.calls) if rows is not None else ((), ())
+        self.recorded: dict[str, JournalEntry] = {e.key: e for e in replay}
         """Entries of the segment being replayed; empty once the run is past them."""
-        self.calls: dict[str, CallRecord] = {c.call_id: c for c in calls or ()}
-        self.doubtful: set[str] = {c.call_id for c in calls or () if c.state == "started"}
+        self.calls: dict[str, CallRecord] = {c.call_id: c for c in calls}
+        self.doubtful: set[str] = {c.call_id for c in calls if c.state == "started"}
         """Calls a stopped process had started without recording their end."""
         self._buffer: list[JournalEntry] = []
         self._dirty: dict[str, CallRecord] = {}
@@ -97,7 +91,6 @@ class Durable:
         """The scalars the last flush wrote: a barrier within a segment writes them again."""
         self._approved: dict[str, tuple[Mapping[str, Any], str]] = {}
         """Per call, the arguments it was approved with and their canonical JSON."""
-        point = flushed or Checkpoint(segment=segment, messages=0, steps=0, decisions=0)
         self._rows = (point.messages, point.steps, point.decisions)
         """How many messages, steps and decisions the store holds already."""
 

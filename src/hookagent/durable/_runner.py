@@ -24,7 +24,7 @@ from hookagent.durable._lease import holder_state, lease_seconds, refusal, worke
 from hookagent.durable._restore import restore
 from hookagent.kernel._state import RunState
 from hookagent.store._base import RunRows, Store
-from hookagent.store._records import Checkpoint, RunRecord, SessionRecord
+from hookagent.store._records import RunRecord, SessionRecord
 
 __all__ = ["DurableRuns", "lease_seconds", "worker_name"]
 
@@ -72,31 +72,22 @@ class DurableRuns:
             if head is not None:
                 state.messages.extend(_final_messages(head))
         state.session_id = session.id
-        await self.store.create_run(
-            RunRecord(
-                id=state.run_id,
-                session_id=session.id,
-                status="queued" if queued else "running",
-                created_at=now,
-                updated_at=now,
-                parent_run_id=state.parent_run_id,
-                prompt=prompt,
-                scalars=scalars_of(state, 0),
-                lease_owner=self.worker,
-                lease_until=now + lease,
-                lease_epoch=1,
-                policy_version=self.policy_version,
-            )
-        )
-        durable = Durable(
-            self.store,
-            run_id=state.run_id,
+        record = RunRecord(
+            id=state.run_id,
             session_id=session.id,
+            status="queued" if queued else "running",
+            created_at=now,
+            updated_at=now,
+            parent_run_id=state.parent_run_id,
+            prompt=prompt,
+            scalars=scalars_of(state, 0),
+            lease_owner=self.worker,
+            lease_until=now + lease,
+            lease_epoch=1,
             policy_version=self.policy_version,
-            worker=self.worker,
-            epoch=1,
-            lease=lease,
         )
+        await self.store.create_run(record)
+        durable = Durable(self.store, record, lease=lease)
         await durable.begin(state, "queued" if queued else "running")
         if queued:  # held only while it was written down: a worker may claim it now
             await self.store.release(state.run_id, self.worker, epoch=1)
@@ -131,20 +122,8 @@ class DurableRuns:
         except BaseException:
             await self.store.release(run.id, owner, epoch=claimed.lease_epoch)
             raise
-        point = rows.run.checkpoint or Checkpoint(segment=0, messages=0, steps=0, decisions=0)
-        durable = Durable(
-            self.store,
-            run_id=run.id,
-            session_id=run.session_id,
-            policy_version=self.policy_version,
-            segment=point.segment,
-            replay=list(rows.journal),
-            calls=list(rows.calls),
-            flushed=point,
-            worker=owner,
-            epoch=claimed.lease_epoch,
-            lease=lease,
-        )
+        claimed.policy_version = self.policy_version  # the version it runs under from now
+        durable = Durable(self.store, claimed, lease=lease, rows=rows)
         return state, durable, run.prompt
 
     async def _claim(self, run: RunRecord, owner: str, lease: float, force: bool) -> RunRecord:

@@ -10,7 +10,7 @@ Every write of a durability barrier is one `flush`, one transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, Unpack, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Unpack, runtime_checkable
 
 from hookagent.store._records import (
     CallRecord,
@@ -18,10 +18,12 @@ from hookagent.store._records import (
     JournalEntry,
     QuestionRecord,
     RunRecord,
-    SessionQuery,
     SessionRecord,
     TokenRecord,
 )
+
+if TYPE_CHECKING:  # keyword arguments' types
+    from hookagent.store._records import SessionQuery
 
 __all__ = ["RunRows", "Store"]
 

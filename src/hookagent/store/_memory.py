@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Unpack, final
+from typing import TYPE_CHECKING, Unpack, final
 
 from hookagent._errors import LeaseLost, StoreError
 from hookagent.store._records import (
@@ -15,11 +15,13 @@ from hookagent.store._records import (
     JournalEntry,
     QuestionRecord,
     RunRecord,
-    SessionQuery,
     SessionRecord,
     StoredRun,
     TokenRecord,
 )
+
+if TYPE_CHECKING:  # keyword arguments' types
+    from hookagent.store._records import SessionQuery
 
 __all__ = ["LoadedRun", "MemoryStore", "refused"]
 
