@@ -18,6 +18,9 @@ from hookagent.cli._store_access import existing, guard, in_store
 from hookagent.sessions._plugins import apply_plugins
 
 if TYPE_CHECKING:
+    from temporalio.client import Client
+
+    from hookagent._agent import Agent
     from hookagent.sessions._replay import ReplayReport
     from hookagent.store._base import Store
 
@@ -55,6 +58,13 @@ def replay_command(
     fail_on_change: Annotated[
         bool, typer.Option("--fail-on-change", help="Exit 1 if any decision changed.")
     ] = False,
+    temporal: Annotated[
+        str | None,
+        typer.Option(
+            metavar="HOST:PORT",
+            help="ID is a run on the Temporal server there (the hooks: --settings, --plugin).",
+        ),
+    ] = None,
 ) -> None:
     """Re-run a recorded run's hooks with today's hooks and settings (no model, no tool) and
     print every decision that changed: point, call, before → after, which hook."""
@@ -66,21 +76,38 @@ def replay_command(
         run = await find_run(opened, key)
         return await replay_run(opened, run, settings=settings, plugins=plugin)
 
-    def from_audit() -> ReplayReport:
-        import asyncio
-
+    def given() -> Agent:
+        """The agent of the hooks given on the command line."""
         from hookagent._builder import AgentBuilder
         from hookagent.models._scripted import ScriptedModel
-        from hookagent.sessions._replay_audit import recording_from_audit
 
         builder = AgentBuilder().model(ScriptedModel([]))
         if settings:
             builder.with_settings(*settings, project_dir=os.getcwd())
         apply_plugins(builder, tuple(plugin or ()))
-        return asyncio.run(replay(recording_from_audit(key, run_id), builder.build()))
+        return builder.build()
+
+    def from_audit() -> ReplayReport:
+        import asyncio
+
+        from hookagent.sessions._replay_audit import recording_from_audit
+
+        return asyncio.run(replay(recording_from_audit(key, run_id), given()))
+
+    def from_temporal(address: str) -> ReplayReport:
+        from hookagent.cli._temporal_cmd import on_server
+        from hookagent.temporal._replay import recording
+
+        async def go(client: Client) -> ReplayReport:
+            return await replay(await recording(client, key), given())
+
+        return on_server(address, go, key)
 
     def run() -> int:
-        report = from_audit() if Path(key).is_file() else in_store(existing(store), go)
+        if temporal is not None:
+            report = from_temporal(temporal)
+        else:
+            report = from_audit() if Path(key).is_file() else in_store(existing(store), go)
         if json_output:
             sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
         else:
@@ -92,4 +119,8 @@ def replay_command(
             )
         return 1 if fail_on_change and report.changes else 0
 
+    if temporal is not None:  # a Temporal client's threads outlive a normal exit
+        from hookagent.cli._temporal_cmd import exit_now
+
+        exit_now(guard(run))
     raise typer.Exit(guard(run))

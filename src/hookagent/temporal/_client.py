@@ -21,6 +21,8 @@ from hookagent.durable._answers import Scope, answer_json
 from hookagent.hooks._decision import Decision
 from hookagent.kernel._result import RunResult
 from hookagent.kernel._state import RunState
+from hookagent.sessions._replay import Recording
+from hookagent.temporal._replay import recording
 from hookagent.temporal._sessions import (
     SESSION,
     RunEntry,
@@ -126,6 +128,10 @@ class TemporalRuns:
     async def runs(self, session: str) -> list[RunEntry]:
         """The runs of `session`, newest first."""
         return await session_runs(self.client, session)
+
+    async def recording(self, run_id: str) -> Recording:
+        """What the run did, for `sessions.replay` through other hooks."""
+        return await recording(self.client, run_id)
 
     async def state(self, run_id: str) -> RunState:
         """The run as it stands."""
