@@ -165,13 +165,15 @@ class Metadata(HookProvider):
     @hook(AFTER_TOOL, match="store_metadata", kind="transform")
     def record(self, event: ToolResultEvent) -> HookResult | None:
         """Apply a write `store_metadata` accepted."""
-        data = event.result.data
-        if event.result.is_error or not isinstance(data, Mapping) or not data.get("success"):
+        result = event.result
+        key = result.returned("key")
+        if (
+            not result.returned("success")
+            or not isinstance(key, str)
+            or key in self.policy.reserved
+        ):
             return None
-        key = data.get("key")
-        if not isinstance(key, str) or key in self.policy.reserved:
-            return None
-        return HookResult.modify(metadata={key: data.get("value")})
+        return HookResult.modify(metadata={key: result.returned("value")})
 
 
 def json_type(value: object) -> str:

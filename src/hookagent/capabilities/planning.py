@@ -130,10 +130,7 @@ class TaskPlanning(HookProvider):
     @hook(AFTER_TOOL, match="TodoWrite", kind="transform")
     def record_tasks(self, event: ToolResultEvent) -> HookResult | None:
         """Store the list a successful `TodoWrite` returned."""
-        data = event.result.data
-        if event.result.is_error or not isinstance(data, Mapping):
-            return None
-        new = data.get("newTodos")
+        new = event.result.returned("newTodos")
         return TASKS.set(list(new)) if isinstance(new, list) else None
 
     @hook(AFTER_TOOL, match="TodoWrite", kind="guard")

@@ -256,12 +256,11 @@ class _LoadedSkills:
 
     def loaded(self, event: ToolResultEvent) -> HookResult | None:
         """After the `Skill` tool answered: its skill's hooks are live from now on."""
-        data = event.result.data
-        if event.result.is_error or not isinstance(data, Mapping):
+        name = event.result.returned("name")
+        if not isinstance(name, str):
             return None
         names = self.of(event.run)
-        name = data.get("name")
-        if not isinstance(name, str) or name in names:
+        if name in names:
             return None
         names.add(name)
         return HookResult.modify(metadata={LOADED_SKILLS_KEY: sorted(names)})

@@ -75,6 +75,12 @@ class ToolResult:
     def error(cls, message: str, *, data: Any = None) -> ToolResult:
         return cls(content=message, is_error=True, data=data)
 
+    def returned(self, key: str) -> Any:
+        """The value under `key` in what a successful call returned (`data`, a mapping);
+        None for an error result, other data, or a missing key."""
+        data = self.data
+        return None if self.is_error or not isinstance(data, Mapping) else data.get(key)
+
 
 @final
 class ToolContext:

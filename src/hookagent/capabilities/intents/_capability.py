@@ -181,10 +181,7 @@ class IntentGate(HookProvider):
     @hook(AFTER_TOOL, match="select_active_intent", kind="transform")
     def remember_intent(self, event: ToolResultEvent) -> HookResult | None:
         """Store the id a successful `select_active_intent` returned."""
-        data = event.result.data
-        if event.result.is_error or not isinstance(data, dict):
-            return None
-        intent_id = data.get("intent_id")
+        intent_id = event.result.returned("intent_id")
         if not isinstance(intent_id, str) or intent_id == ACTIVE_INTENT.get(event.run):
             return None
         return ACTIVE_INTENT.set(intent_id)
