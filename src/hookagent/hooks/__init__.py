@@ -9,14 +9,8 @@ from hookagent._lazy import attribute_loader
 if TYPE_CHECKING:
     from hookagent.hooks._hook import match, observers
 
-_HOME = {
-    "match": "hookagent.hooks._hook",
-    "observers": "hookagent.hooks._hook",
-}
+_HOME = {"match": "hookagent.hooks._hook", "observers": "hookagent.hooks._hook"}
 
-__all__ = [
-    "match",
-    "observers",
-]
+__all__ = ["match", "observers"]
 
 __getattr__ = attribute_loader(__name__, _HOME, globals())

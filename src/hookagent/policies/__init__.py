@@ -9,14 +9,8 @@ from hookagent._lazy import attribute_loader
 if TYPE_CHECKING:
     from hookagent.policies._cost import COST_USD, CostLimit
 
-_HOME = {
-    "COST_USD": "hookagent.policies._cost",
-    "CostLimit": "hookagent.policies._cost",
-}
+_HOME = {"COST_USD": "hookagent.policies._cost", "CostLimit": "hookagent.policies._cost"}
 
-__all__ = [
-    "COST_USD",
-    "CostLimit",
-]
+__all__ = ["COST_USD", "CostLimit"]
 
 __getattr__ = attribute_loader(__name__, _HOME, globals())
