@@ -27,6 +27,7 @@ from time import perf_counter
 from typing import Any, Final, Required, TypedDict, Unpack
 
 from hookagent.claude._capture import OutputCapture
+from hookagent.claude._child import Child, spawn
 from hookagent.claude._model import HandlerSpec, ProcessOutcome
 
 __all__ = [
@@ -171,15 +172,7 @@ async def run_handler(
     limit = timeout if timeout is not None else _configured(spec)
     started = perf_counter()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-        )
+        proc = await spawn(argv, cwd=cwd, env=env)
     except OSError as exc:
         error = f"hook command {spec.command!r} could not start: {exc.strerror or exc}"
         if exc.filename is not None:
@@ -275,7 +268,7 @@ async def _feed(stdin: asyncio.StreamWriter, data: bytes) -> None:
 
 
 async def _abandon(
-    proc: asyncio.subprocess.Process,
+    proc: Child,
     grace: float,
     tasks: Sequence[asyncio.Future[None]],
     *captures: OutputCapture,
@@ -289,9 +282,7 @@ async def _abandon(
         await capture.remove_spill()
 
 
-async def _stop_group(
-    proc: asyncio.subprocess.Process, grace: float, tasks: Sequence[asyncio.Future[None]]
-) -> None:
+async def _stop_group(proc: Child, grace: float, tasks: Sequence[asyncio.Future[None]]) -> None:
     """SIGTERM the hook's process group, then SIGKILL it once the leader has exited and the
     pipes are closed (every member holding them is gone), or after `grace` seconds."""
     pgid = proc.pid  # start_new_session: the hook leads its own group
