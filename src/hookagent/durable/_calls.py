@@ -9,6 +9,7 @@ ended is in doubt, and `in_doubt.settle_doubt` decides what becomes of it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, final
 
 from hookagent._messages import ToolCall
@@ -24,17 +25,15 @@ __all__ = ["JournaledCalls"]
 
 
 @final
+@dataclass(frozen=True, slots=True)
 class JournaledCalls:
     """The `CallLog` of a run kept in `journal`."""
 
-    __slots__ = ("_journal",)
-
-    def __init__(self, journal: Journal) -> None:
-        self._journal = journal
+    journal: Journal
 
     def planned(self, step: int, calls: Sequence[ToolCall], /) -> None:
         for call in calls:
-            self._journal.call(call.id, step, call.name, call.args, "planned")
+            self.journal.call(call.id, step, call.name, call.args, "planned")
 
     async def execute(
         self,
@@ -48,7 +47,7 @@ class JournaledCalls:
         """Exactly once: a result this segment already got is taken from the journal; a call
         that was started but never recorded as ended is in doubt and is not simply run again;
         otherwise `started` is made durable before the tool runs, and its result after."""
-        journal, state = self._journal, ctx.state
+        journal, state = self.journal, ctx.state
         journal.call(call.id, state.position.step, call.name, args, "approved")
         key = journal.key("tool", state.position.step, call.id)
         settled = journal.key(RECONCILE, state.position.step, call.id)

@@ -4,29 +4,26 @@ journal instead of asking again."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, final
+from typing import final
 
 from hookagent.durable import _codec as codec
 from hookagent.durable import _errors as errors
 from hookagent.durable._seam import Journal
 from hookagent.models._base import Model, ModelRequest, ModelResponse, OnDelta, StreamingModel
 from hookagent.models._received import received
+from hookagent.models._stand_in import StandIn
 
 __all__ = ["JournaledModel"]
 
 
 @final
-class JournaledModel:
-    """Wraps `model`: the same name and traits, with every reply journaled. Its `stream`
-    falls back to a whole reply for a model that does not stream."""
+class JournaledModel(StandIn):
+    """Stands in for `model`, with every reply journaled. Its `stream` falls back to a
+    whole reply for a model that does not stream."""
 
     def __init__(self, model: Model, journal: Journal) -> None:
-        self._model = model
+        super().__init__(model)
         self._journal = journal
-        self.name = model.name
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._model, name)  # the model's own traits (accepts_images, …)
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         return await self._journaled(request, lambda: self._model.request(request))
