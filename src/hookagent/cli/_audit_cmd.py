@@ -28,7 +28,6 @@ def verify_command(
     head: Annotated[
         str | None,
         typer.Option(
-            "--head",
             metavar="HASH",
             help="The hash the last record must have (AuditTrail.head, noted elsewhere): "
             "also catches lines cut off the end of the file.",

@@ -61,9 +61,7 @@ def run(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the run result as one JSON object.")
     ] = False,
-    system: Annotated[
-        str | None, typer.Option("--system", metavar="TEXT", help="System prompt.")
-    ] = None,
+    system: Annotated[str | None, typer.Option(metavar="TEXT", help="System prompt.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Stop after this many steps.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Stop at this many tokens.")] = None,
     max_seconds: Annotated[float | None, typer.Option(help="Stop after this long.")] = None,
@@ -74,7 +72,6 @@ def run(
     price: Annotated[
         list[str] | None,
         typer.Option(
-            "--price",
             metavar="MODEL=IN/OUT",
             help="A model's price for --max-cost: US dollars per million input/output "
             "tokens, e.g. my-model=0.5/1.5. Repeatable.",
@@ -83,7 +80,6 @@ def run(
     model_alias: Annotated[
         list[str] | None,
         typer.Option(
-            "--model-alias",
             metavar="ALIAS=PROVIDER:MODEL",
             help="Run agent files whose model: is ALIAS (sonnet, opus, haiku, a full id) on "
             "this model, e.g. sonnet=openai:gpt-4.1. Repeatable; unmapped ones run on --model.",
@@ -109,7 +105,6 @@ def run(
     mcp_config: Annotated[
         list[str] | None,
         typer.Option(
-            "--mcp-config",
             metavar="FILE",
             help="A Claude Code .mcp.json file whose MCP servers the run connects; their "
             "tools are named mcp__SERVER__TOOL. Repeatable.",
@@ -135,7 +130,6 @@ def run(
     base_url: Annotated[
         str | None,
         typer.Option(
-            "--base-url",
             metavar="URL",
             help="The server of an OpenAI-compatible or self-hosted model "
             "(vLLM, Ollama, llama.cpp, LM Studio, OpenRouter).",
@@ -144,7 +138,6 @@ def run(
     root: Annotated[
         str | None,
         typer.Option(
-            "--root",
             metavar="DIR",
             help="Give the agent the file tools (Read, Write, Edit, Glob, Grep, LS), "
             "confined to DIR, and TodoWrite.",
@@ -179,7 +172,6 @@ def run(
     session: Annotated[
         str | None,
         typer.Option(
-            "--session",
             metavar="NAME",
             help="Keep the run in this session of the store (continued if it exists): a "
             "question nobody answers pauses it (exit 3) until it is approved or denied.",
@@ -188,7 +180,6 @@ def run(
     store: Annotated[
         str | None,
         typer.Option(
-            "--store",
             metavar="URL",
             help="The store of sessions: a path, sqlite:///path or postgresql://… "
             "(default: .hookagent/sessions.db). Implies a session.",
@@ -209,14 +200,13 @@ def run(
     temporal: Annotated[
         str | None,
         typer.Option(
-            "--temporal",
             metavar="HOST:PORT",
             help="Run on the Temporal server there, on the workers of --task-queue "
             "(`hookagent temporal worker`), and wait for the end.",
         ),
     ] = None,
     task_queue: Annotated[
-        str, typer.Option("--task-queue", metavar="Q", help="With --temporal: the task queue.")
+        str, typer.Option(metavar="Q", help="With --temporal: the task queue.")
     ] = "hookagent",
 ) -> None:
     """Run PROMPT and show each step, tool call and hook decision as it happens."""

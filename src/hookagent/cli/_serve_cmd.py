@@ -39,18 +39,15 @@ def register(app: typer.Typer) -> None:
 def serve(
     store: StoreOpt = None,
     host: Annotated[
-        str, typer.Option("--host", help="The address to listen on (loopback by default).")
+        str, typer.Option(help="The address to listen on (loopback by default).")
     ] = "127.0.0.1",
-    port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="The port (0: any free one).")
-    ] = 8765,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="The port (0: any free one).")] = 8765,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the ready line as one JSON object.")
     ] = False,
     files_root: Annotated[
         Path | None,
         typer.Option(
-            "--files-root",
             metavar="DIR",
             help="Let requests name files under DIR (settings and plugins to replay under, "
             "audit files to verify); without it the server reads none.",

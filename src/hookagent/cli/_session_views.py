@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from hookagent.sessions._records_json import question_dict, session_dict
+from hookagent.sessions._records_json import fields_dict, question_dict, session_dict
 
 if TYPE_CHECKING:
     from hookagent.durable._sessions import SessionDetail
@@ -161,13 +161,7 @@ def detail_dict(detail: SessionDetail) -> dict[str, Any]:
 
 
 def _run_dict(run: RunRecord) -> dict[str, Any]:
-    return {
-        "id": run.id,
-        "status": run.status,
-        "created_at": run.created_at,
-        "updated_at": run.updated_at,
-        "prompt": run.prompt,
-    }
+    return fields_dict(run, ("id", "status", "created_at", "updated_at", "prompt"))
 
 
 def print_detail(console: Console, detail: SessionDetail, store_url: str | None) -> None:

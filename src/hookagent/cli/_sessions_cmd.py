@@ -115,7 +115,7 @@ def show(
 def fork_cmd(
     key: Annotated[str, typer.Argument(metavar="ID", help="A session (id or name) or a run id.")],
     name: Annotated[
-        str | None, typer.Option("--name", help="The new session's name (default: none).")
+        str | None, typer.Option(help="The new session's name (default: none).")
     ] = None,
     store: StoreOpt = None,
     json_output: JsonOpt = False,
@@ -145,7 +145,6 @@ def approve(
     scope: Annotated[
         str,
         typer.Option(
-            "--scope",
             metavar="once|run|session",
             help="How far the approval reaches: this question, the same call (tool and "
             "arguments) again in this run, or in any run of the session.",
@@ -155,7 +154,7 @@ def approve(
         float | None,
         typer.Option("--ttl", metavar="SECONDS", help="The approval lapses after this long."),
     ] = None,
-    reason: Annotated[str | None, typer.Option("--reason", metavar="TEXT")] = None,
+    reason: Annotated[str | None, typer.Option(metavar="TEXT")] = None,
     store: StoreOpt = None,
     resume_now: ResumeOpt = False,
     json_output: JsonOpt = False,
@@ -181,9 +180,7 @@ def approve(
 
 def deny(
     key: RunKey,
-    reason: Annotated[
-        str, typer.Option("--reason", metavar="TEXT", help="Why; the model reads it.")
-    ],
+    reason: Annotated[str, typer.Option(metavar="TEXT", help="Why; the model reads it.")],
     call: CallArg = None,
     store: StoreOpt = None,
     resume_now: ResumeOpt = False,
@@ -266,9 +263,7 @@ def worker(
     once: Annotated[
         bool, typer.Option("--once", help="Stop as soon as nothing is runnable.")
     ] = False,
-    max_runs: Annotated[
-        int | None, typer.Option("--max-runs", min=1, help="Stop after this many runs.")
-    ] = None,
+    max_runs: Annotated[int | None, typer.Option(min=1, help="Stop after this many runs.")] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print each event as one JSON object per line.")
     ] = False,

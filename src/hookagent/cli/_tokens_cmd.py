@@ -11,6 +11,7 @@ import typer
 from hookagent.cli._session_views import emit_json
 from hookagent.cli._shared_options import JsonOpt, StoreOpt
 from hookagent.cli._store_access import existing, guard, in_store, missing, open_at
+from hookagent.sessions._records_json import fields_dict
 
 if TYPE_CHECKING:
     from hookagent.store._records import TokenRecord
@@ -25,13 +26,7 @@ tokens_app = typer.Typer(
 
 def token_dict(token: TokenRecord) -> dict[str, Any]:
     """A token as `--json` shows it: never its secret, nor the secret's digest."""
-    return {
-        "id": token.id,
-        "name": token.name,
-        "role": token.role,
-        "created_at": token.created_at,
-        "revoked_at": token.revoked_at,
-    }
+    return fields_dict(token, ("id", "name", "role", "created_at", "revoked_at"))
 
 
 @tokens_app.command("create")
@@ -39,7 +34,6 @@ def create(
     role: Annotated[
         str,
         typer.Option(
-            "--role",
             metavar="viewer|approver|admin",
             help="viewer reads; approver also answers questions; admin may do all.",
         ),

@@ -4,12 +4,24 @@ API show a session and a waiting question the same way."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from hookagent.store._records import QuestionRecord, SessionRecord
 
-__all__ = ["question_dict", "session_dict"]
+__all__ = ["fields_dict", "question_dict", "session_dict"]
+
+_SESSION_FIELDS: Final = (
+    "id",
+    "name",
+    "status",
+    "title",
+    "created_at",
+    "updated_at",
+    "head_run_id",
+    "forked_from",
+)
 
 
 def question_dict(question: QuestionRecord) -> dict[str, Any]:
@@ -30,16 +42,12 @@ def question_dict(question: QuestionRecord) -> dict[str, Any]:
 
 def session_dict(session: SessionRecord) -> dict[str, Any]:
     """A session as `--json` output shows it."""
-    return {
-        "id": session.id,
-        "name": session.name,
-        "status": session.status,
-        "title": session.title,
-        "created_at": session.created_at,
-        "updated_at": session.updated_at,
-        "head_run_id": session.head_run_id,
-        "forked_from": session.forked_from,
-    }
+    return fields_dict(session, _SESSION_FIELDS)
+
+
+def fields_dict(record: object, names: Iterable[str]) -> dict[str, Any]:
+    """The fields `names` of `record`, in that order: a record as `--json` shows it."""
+    return {name: getattr(record, name) for name in names}
 
 
 def _object(text: str) -> dict[str, Any]:
