@@ -18,7 +18,8 @@ Decisions are values (`HookResult`), never exceptions; these are for bugs and br
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 __all__ = [
     "ApprovalError",
@@ -31,6 +32,7 @@ __all__ = [
     "StoreError",
     "ToolError",
     "check_choice",
+    "check_mapping",
 ]
 
 
@@ -58,6 +60,14 @@ def check_choice(value: object, choices: Iterable[object], *, key: str, what: st
         listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
         subject = f"{what} must" if what else "must"
         raise ConfigError(f"{subject} be {listed}, not {value!r}", key=key, value=value)
+
+
+def check_mapping(value: object, *, key: str, shape: str) -> Mapping[Any, Any]:
+    """`value`, or a `ConfigError` at `key` unless it is a mapping; `shape` says which (`such
+    as {'max_steps': 5}`, `of names to servers`)."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"must be a mapping {shape}, not {value!r}", key=key, value=value)
+    return value
 
 
 class RunError(HookagentError):

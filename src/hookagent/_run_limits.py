@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from hookagent._errors import ConfigError
+from hookagent._errors import ConfigError, check_mapping
 from hookagent.hooks._hook import Hook
 from hookagent.hooks._registry import HookRegistry
 from hookagent.policies._limits import StepLimit, TimeLimit, TokenLimit
@@ -50,13 +50,7 @@ def run_limits(limits: Mapping[str, Any] | None) -> RunLimits:
     order."""
     if limits is None:
         return ()
-    if not isinstance(limits, Mapping):
-        raise ConfigError(
-            f"must be a mapping such as {{'max_steps': 5}}, not {limits!r}",
-            key="limits",
-            value=limits,
-        )
-    for key, value in limits.items():
+    for key, value in check_mapping(limits, key="limits", shape="such as {'max_steps': 5}").items():
         if key not in _KINDS:
             raise ConfigError(
                 f"unknown limit {key!r}; known: {', '.join(_KINDS)}",
