@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hookagent.cli._shared_options import JsonOpt, StoreOpt
+from hookagent.cli._shared_options import JsonOpt, StoreOpt, plugin_option, settings_option
 from hookagent.cli._store_access import existing, guard, in_store
 from hookagent.sessions._plugins import apply_plugins
 
@@ -36,17 +36,9 @@ def replay_command(
     ],
     settings: Annotated[
         list[str] | None,
-        typer.Option(
-            "--settings",
-            "-s",
-            metavar="FILE",
-            help="Replay under these Claude Code settings files instead of the run's own.",
-        ),
+        settings_option("Replay under these Claude Code settings files instead of the run's own."),
     ] = None,
-    plugin: Annotated[
-        list[str] | None,
-        typer.Option("--plugin", "-p", metavar="FILE_OR_MODULE", help="Use these plugins instead."),
-    ] = None,
+    plugin: Annotated[list[str] | None, plugin_option("Use these plugins instead.")] = None,
     store: StoreOpt = None,
     json_output: JsonOpt = False,
     run_id: Annotated[

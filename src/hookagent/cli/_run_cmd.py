@@ -19,6 +19,7 @@ from hookagent.cli._advice import ANSWER_LATER
 from hookagent.cli._claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli._exits import console, exit_code, guarded, interrupted, print_json
 from hookagent.cli._notify_option import NotifyInboxOpt, NotifyOpt, notified, with_notify
+from hookagent.cli._shared_options import plugin_option, settings_option
 from hookagent.sessions._agent_spec import RunOptions, connected_agent
 from hookagent.sessions._validate import check_run_options
 
@@ -95,11 +96,8 @@ def run(
     ] = None,
     settings: Annotated[
         list[str] | None,
-        typer.Option(
-            "--settings",
-            "-s",
-            metavar="FILE",
-            help="A Claude Code settings file whose command hooks run unchanged. Repeatable.",
+        settings_option(
+            "A Claude Code settings file whose command hooks run unchanged. Repeatable."
         ),
     ] = None,
     mcp_config: Annotated[
@@ -161,12 +159,8 @@ def run(
     ] = False,
     plugin: Annotated[
         list[str] | None,
-        typer.Option(
-            "--plugin",
-            "-p",
-            metavar="FILE_OR_MODULE",
-            help="A Python file or module whose configure(builder) adds tools and hooks. "
-            "Repeatable.",
+        plugin_option(
+            "A Python file or module whose configure(builder) adds tools and hooks. Repeatable."
         ),
     ] = None,
     session: Annotated[
