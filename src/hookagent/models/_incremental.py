@@ -12,12 +12,13 @@ hook built, perhaps with a message in the middle redacted — is compared messag
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from typing import Any, final
 
-from hookagent._messages import AssistantMessage, Message
+from hookagent._messages import AssistantMessage, Message, ToolCall
 
-__all__ = ["Originals", "SeenPrefix"]
+__all__ = ["Incremental", "Originals", "SeenPrefix"]
 
 
 @final
@@ -72,3 +73,51 @@ class Originals:
         """Forget the replies no longer in `history`."""
         alive = {id(m) for m in history}
         self._kept = {k: v for k, v in self._kept.items() if k in alive}
+
+
+class Incremental(ABC):
+    """A driver's wire form of a run's history, kept between requests: `update` converts
+    the messages appended since the last request, or the whole history again (`_restart`
+    first) when it does not continue what was converted."""
+
+    def __init__(self) -> None:
+        self.seen = SeenPrefix()
+        self.originals = Originals()
+        self.converted = 0
+        """How many neutral messages were converted, over all requests (for tests)."""
+        self.rebuilds = 0
+        """How many times the whole history was converted again."""
+        self._restart()
+
+    def update(self, messages: Sequence[Message]) -> None:
+        fresh, todo = self.seen.new(messages)
+        if fresh:
+            self.rebuilds += 1
+            self.originals.keep_only(messages)
+            self._restart()
+        for message in todo:
+            self.converted += 1
+            self._append(message)
+
+    def reply(
+        self,
+        message: AssistantMessage,
+        text: Callable[[str], dict[str, Any]],
+        call: Callable[[ToolCall], dict[str, Any]],
+    ) -> list[dict[str, Any]]:
+        """The wire form of a reply: as the driver received it while `originals` keeps it,
+        else its text (when it has any) then its tool calls, each as the driver writes it."""
+        original = self.originals.wire(message)
+        if original is not None:
+            return original
+        wire = [text(message.content)] if message.content else []
+        wire.extend(map(call, message.tool_calls))
+        return wire
+
+    @abstractmethod
+    def _restart(self) -> None:
+        """Start the wire form empty (first, and before converting a history again)."""
+
+    @abstractmethod
+    def _append(self, message: Message) -> None:
+        """Append the wire form of one more message."""

@@ -73,7 +73,7 @@ class OpenAIResponsesModel(OpenAIClient):
     @property
     def conversions(self) -> int:
         """How many neutral messages were converted so far (incremental conversion shows here)."""
-        return self.converter.conversions
+        return self.converter.converted
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         params = self._params(request)

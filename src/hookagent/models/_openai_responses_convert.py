@@ -27,7 +27,7 @@ from hookagent._messages import (
 )
 from hookagent._usage import Usage
 from hookagent.models._base import ModelResponse, OutputSpec, ToolSpec
-from hookagent.models._incremental import Originals, SeenPrefix
+from hookagent.models._incremental import Incremental
 from hookagent.models._tool_args import parse_call
 
 __all__ = ["Converter", "Item", "read_response", "text_format", "tool_param"]
@@ -36,28 +36,18 @@ Item = dict[str, Any]
 
 
 @final
-class Converter:
+class Converter(Incremental):
     """Neutral messages → Responses `input` items, incrementally."""
 
-    def __init__(self) -> None:
-        self.seen = SeenPrefix()
-        self.items: list[Item] = []
-        self.conversions = 0
-        """How many neutral messages were converted, over all requests (for tests)."""
-        self.originals = Originals()
-
     def convert(self, messages: Sequence[Message]) -> list[Item]:
-        fresh, todo = self.seen.new(messages)
-        if fresh:
-            self._reset(messages)
-        for message in todo:
-            self.items.extend(self._items(message))
-            self.conversions += 1
+        self.update(messages)
         return list(self.items)
 
-    def _reset(self, messages: Sequence[Message]) -> None:
-        self.items = []
-        self.originals.keep_only(messages)
+    def _restart(self) -> None:
+        self.items: list[Item] = []
+
+    def _append(self, message: Message) -> None:
+        self.items.extend(self._items(message))
 
     def _items(self, message: Message) -> list[Item]:
         if isinstance(message, UserMessage | SystemMessage):
@@ -70,22 +60,16 @@ class Converter:
                     "output": tool_output(message),
                 }
             ]
-        original = self.originals.wire(message)
-        if original is not None:
-            return original
-        items: list[Item] = []
-        if message.content:
-            items.append({"role": "assistant", "content": message.content})
-        items.extend(
-            {
-                "type": "function_call",
-                "call_id": call.id,
-                "name": call.name,
-                "arguments": json.dumps(dict(call.args)),
-            }
-            for call in message.tool_calls
-        )
-        return items
+        return self.reply(message, _assistant_text, _function_call)
+
+
+def _assistant_text(text: str) -> Item:
+    return {"role": "assistant", "content": text}
+
+
+def _function_call(call: ToolCall) -> Item:
+    arguments = json.dumps(dict(call.args))
+    return {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": arguments}
 
 
 def tool_output(message: ToolResultMessage) -> str | list[Item]:

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from typing import Any, final
 
 from hookagent._messages import (
-    AssistantMessage,
     Message,
     SystemMessage,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 from hookagent.models._base import ToolSpec
-from hookagent.models._incremental import Originals, SeenPrefix
+from hookagent.models._incremental import Incremental
 
 __all__ = ["Block", "Converter", "tool_param"]
 
@@ -28,31 +28,16 @@ Block = dict[str, Any]
 
 
 @final
-class Converter:
+class Converter(Incremental):
     """Neutral messages → Anthropic `system` text and alternating wire messages."""
 
-    def __init__(self) -> None:
-        self.seen = SeenPrefix()
-        self.system: list[str] = []
-        self.wire: list[Block] = []
-        self.converted = 0
-        """How many neutral messages were converted, over all requests (for tests)."""
-        self.rebuilds = 0
-        self.originals = Originals()
-
     def convert(self, messages: Sequence[Message]) -> tuple[list[str], list[Block]]:
-        fresh, todo = self.seen.new(messages)
-        if fresh:
-            self._reset(messages)
-        for message in todo:
-            self.converted += 1
-            self._append(message)
+        self.update(messages)
         return self.system, self.wire
 
-    def _reset(self, messages: Sequence[Message]) -> None:
-        self.system, self.wire = [], []
-        self.rebuilds += 1
-        self.originals.keep_only(messages)
+    def _restart(self) -> None:
+        self.system: list[str] = []
+        self.wire: list[Block] = []
 
     def _append(self, message: Message) -> None:
         if isinstance(message, SystemMessage):
@@ -63,20 +48,7 @@ class Converter:
         elif isinstance(message, ToolResultMessage):
             self._add("user", [_tool_result(message)])
         else:
-            self._add("assistant", self._assistant_blocks(message))
-
-    def _assistant_blocks(self, message: AssistantMessage) -> list[Block]:
-        original = self.originals.wire(message)
-        if original is not None:
-            return original
-        blocks: list[Block] = []
-        if message.content:
-            blocks.append({"type": "text", "text": message.content})
-        blocks.extend(
-            {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.args)}
-            for c in message.tool_calls
-        )
-        return blocks
+            self._add("assistant", self.reply(message, _text_block, _tool_use))
 
     def _add(self, role: str, blocks: list[Block]) -> None:
         if not blocks:
@@ -85,6 +57,14 @@ class Converter:
             self.wire[-1]["content"].extend(blocks)
         else:
             self.wire.append({"role": role, "content": blocks})
+
+
+def _text_block(text: str) -> Block:
+    return {"type": "text", "text": text}
+
+
+def _tool_use(call: ToolCall) -> Block:
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.args)}
 
 
 def _tool_result(message: ToolResultMessage) -> Block:
