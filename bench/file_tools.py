@@ -7,6 +7,7 @@ import gc
 import itertools
 import os
 import re
+import subprocess
 import tempfile
 import tracemalloc
 from collections.abc import Callable, Mapping
@@ -26,6 +27,7 @@ from harness import (
 )
 from hookagent._messages import ToolCall
 from hookagent.capabilities.files import FileTools
+from hookagent.capabilities.files._grep_ripgrep import _ALWAYS
 from hookagent.kernel._state import RunState
 from hookagent.kernel._view import RunView
 from hookagent.tools._base import Tool, ToolContext, ToolResult
@@ -255,6 +257,34 @@ def grep_pair(top: Path, tools: dict[str, Tool], mode: str, engine: str) -> Pair
     )
 
 
+RG_ALONE: Final = "rg alone, files_with_matches"
+
+
+def rg_alone_pair(top: Path, rg: str) -> Pair:
+    """ripgrep as a whole process with the argv the tool gives it: the floor of the ripgrep
+    rows (the tool adds its arguments, confinement, parsing and the result around it)."""
+    wanted = sorted(grep_by_hand(str(top), GREP_PATTERN, False))
+    argv = [rg, *_ALWAYS, "--files-with-matches", f"--regexp={GREP_PATTERN}", "--", "."]
+
+    def search() -> list[str]:
+        done = subprocess.run(argv, cwd=top, capture_output=True, check=False)
+        return [
+            os.path.join(top, p.removeprefix("./")) for p in done.stdout.decode().split("\0") if p
+        ]
+
+    async def checked() -> None:
+        got = await asyncio.to_thread(search)
+        expect(f"rg found {len(got)}, by hand {len(wanted)}", sorted(got) == wanted)
+
+    return Pair(
+        RG_ALONE,
+        checked,
+        hand_runner(lambda: grep_by_hand(str(top), GREP_PATTERN, False)),
+        GREP_CALLS,
+        hand_runner(search),
+    )
+
+
 def ms(s: Samples) -> str:
     return f"{s.best * 1e3:>8.2f}{s.median * 1e3:>8.2f}"
 
@@ -277,6 +307,9 @@ async def bench_file_tools(repeats: int) -> list[Verdict]:
         ]
         if engine != "python":  # the fallback, for machines without ripgrep
             pairs += [grep_pair(data.tree, python, mode, "python") for mode in GREP_MODES]
+            rg = FileTools(data.root).grep.rg
+            assert rg is not None
+            pairs.append(rg_alone_pair(data.tree, rg))
         print(
             f"Read: lines {READ_OFFSET:,}-{READ_OFFSET + READ_LIMIT - 1:,} of a "
             f"{data.size / 1e6:g} MB file of {READ_LINES:,} lines of 49\n"
@@ -317,11 +350,13 @@ async def bench_file_tools(repeats: int) -> list[Verdict]:
     verdicts.append(Verdict(f"{window}, peak memory", read.tool_peak / 1e6, "MB", None))
     for r in greps:
         target = RIPGREP_TARGET if "(ripgrep)" in r.pair.name else FILE_TOOL_TARGET
+        if r.pair.name == RG_ALONE:
+            target = None
         verdicts.append(Verdict(f"{r.pair.name}, {files:,} files", r.ratio, "x hand", target))
     verdicts.append(
         Verdict(
             f"Grep {files:,} files, peak memory",
-            max(r.tool_peak for r in greps) / 1e6,
+            max(r.tool_peak for r in greps if r.pair.name != RG_ALONE) / 1e6,
             "MB",
             None,
         )
