@@ -1,7 +1,11 @@
-"""A worker process for the kill tests: an agent whose `append` tool writes a line to a file
-and then, while a hold file exists, waits (so the test can kill it mid-call).
+"""The agent of the crash scenarios, and a worker process serving it for the kill tests.
 
-    python worker_process.py ADDRESS TASK_QUEUE FOLDER NAME plain|reconciles|idempotent
+Its `append` tool writes a line to a file; then, at the hold point (`where`: in the tool,
+or in the model call after it), it waits while a `hold` file exists, so that a test can kill
+the process there; or, if a `crash` file exists, it raises `Crash` once (a process dying
+in-process, for the store backends).
+
+    python worker_process.py ADDRESS TASK_QUEUE FOLDER NAME plain|reconciles|idempotent tool|model
 """
 
 from __future__ import annotations
@@ -16,12 +20,27 @@ from hookagent.temporal import agent_worker, connect
 from hookagent.testing import ScriptedModel, reply, turn
 
 
+class Crash(BaseException):
+    """Stands for the process dying: nothing below the kernel catches it."""
+
+
+async def hold(folder: Path) -> None:
+    """The hold point: crash once if asked to, else wait while `hold` exists."""
+    if (folder / "crash").exists():
+        (folder / "crash").unlink()
+        raise Crash
+    (folder / "held").touch()
+    while (folder / "hold").exists():  # noqa: ASYNC110  # another process lifts it
+        await asyncio.sleep(0.05)
+
+
 class Append:
     name = "append"
     description = "Append a line to the log."
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, where: str) -> None:
         self.folder = folder
+        self.where = where
         self.idempotent = False
         self.parameters = {"type": "object", "properties": {"line": {"type": "string"}}}
 
@@ -29,8 +48,8 @@ class Append:
         (self.folder / "keys").write_text(ctx.idempotency_key)
         with open(self.folder / "log", "a") as log:  # noqa: ASYNC230  # one short line
             log.write(args["line"] + "\n")
-        while (self.folder / "hold").exists():  # noqa: ASYNC110  # another process lifts it
-            await asyncio.sleep(0.05)
+        if self.where == "tool":
+            await hold(self.folder)
         return h.ToolResult(content=f"appended {args['line']}")
 
 
@@ -44,23 +63,38 @@ class Reconciling(Append):
         return h.Reconciled.not_done("not in the log")
 
 
-def build(folder: Path, kind: str = "plain") -> h.Agent:
+class HoldingModel:
+    """The script, holding (once the call's result is in) at the hold point `model`."""
+
+    def __init__(self, folder: Path, where: str) -> None:
+        self.script = ScriptedModel(
+            [turn("", {"name": "append", "args": {"line": "L0"}, "id": "c0"}), reply("done")],
+            by_history=True,
+        )
+        self.name = self.script.name
+        self.folder, self.where = folder, where
+
+    async def request(self, request: Any, /) -> Any:
+        if self.where == "model" and any(m.role == "tool" for m in request.messages):
+            await hold(self.folder)
+        return await self.script.request(request)
+
+
+def build(folder: Path, kind: str = "plain", where: str = "tool") -> h.Agent:
     """`kind`: plain, reconciles (the tool reconciles) or idempotent (the tool says so)."""
-    model = ScriptedModel(
-        [turn("", {"name": "append", "args": {"line": "L0"}, "id": "c0"}), reply("done")],
-        by_history=True,
-    )
-    tool = Reconciling(folder) if kind == "reconciles" else Append(folder)
+    tool = Reconciling(folder, where) if kind == "reconciles" else Append(folder, where)
     tool.idempotent = kind == "idempotent"
-    return h.AgentBuilder().model(model).tools(tool).build()
+    return h.AgentBuilder().model(HoldingModel(folder, where)).tools(tool).build()
 
 
-async def main(address: str, queue: str, folder: Path) -> None:
-    agent = build(folder, sys.argv[5])
-    async with agent_worker(await connect(address), agent, queue, heartbeat=1.0):
-        (folder / f"ready-{sys.argv[4]}").touch()
+async def main(address: str, queue: str, folder: Path, name: str, kind: str, where: str) -> None:
+    agent = build(folder, kind, where)
+    client = await connect(address)
+    async with agent_worker(client, agent, queue, heartbeat=1.0, sticky_timeout=1.0):
+        (folder / f"ready-{name}").touch()
         await asyncio.Event().wait()
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], Path(sys.argv[3])))
+    address, queue, folder, name, kind, where = sys.argv[1:7]
+    asyncio.run(main(address, queue, Path(folder), name, kind, where))

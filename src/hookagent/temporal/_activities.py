@@ -2,16 +2,17 @@
 hooks that may do I/O, one reconcile of a call left in doubt.
 
 They run the agent's own model and tools in the worker's process, outside the workflow,
-so whatever they do (network, files, subprocesses) never has to be deterministic. A tool
-heartbeats while it runs: a worker that dies mid-call is noticed within the heartbeat
-timeout, and the workflow reports the call in doubt rather than running it again.
+so whatever they do (network, files, subprocesses) never has to be deterministic. A model
+or tool call heartbeats while it runs: a worker that dies mid-call is noticed within the
+heartbeat timeout; the model is asked again, and a tool's call is reported in doubt rather
+than run again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, final
 
 from temporalio import activity
@@ -76,9 +77,9 @@ class AgentActivities:
     async def model(self, request: Any) -> dict[str, Any]:
         """The model's reply to a request (`durable.codec` field `request`)."""
         try:
-            response = received(
-                await self._agent.model.request(codec.load_field("request", request))
-            )
+            async with self._beating():
+                asked = await self._agent.model.request(codec.load_field("request", request))
+            response = received(asked)
         except Exception as exc:
             return failure(exc)
         return {"response": codec.dump("response", response)}
@@ -97,15 +98,11 @@ class AgentActivities:
         view.files_root = setup.outputs.root
         key = _key(task, args)
         context = ToolContext(run=view, call=call, idempotency_key=key)
-        beating = asyncio.create_task(self._heartbeat())
         try:
-            result = await setup.tools[call.name](args, context)
+            async with self._beating():
+                result = await setup.tools[call.name](args, context)
         except Exception as exc:
             return failure(exc)
-        finally:
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beating
         outputs = setup.outputs
         limit = outputs.limits.get(call.name)
         if limit is not None and len(result.content) > limit:
@@ -138,10 +135,23 @@ class AgentActivities:
             "decision": codec.dump("decision", decision),
         }
 
-    async def _heartbeat(self) -> None:
-        while True:
-            activity.heartbeat()
-            await asyncio.sleep(self._beat)
+    @contextlib.asynccontextmanager
+    async def _beating(self) -> AsyncIterator[None]:
+        """Heartbeat while the body runs: a worker lost in it is noticed within the
+        heartbeat timeout."""
+
+        async def beat() -> None:
+            while True:
+                activity.heartbeat()
+                await asyncio.sleep(self._beat)
+
+        beating = asyncio.create_task(beat())
+        try:
+            yield
+        finally:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beating
 
 
 def _key(task: Mapping[str, Any], args: Mapping[str, Any]) -> str:

@@ -4,7 +4,8 @@
 in the run's context, so the kernel's own tool path (error policy, retries asked by hooks,
 records) runs in the workflow while the tool runs in an activity.
 
-A model call is retried by Temporal when its worker is lost (asking again has no effect).
+A model call is retried by Temporal when its worker is lost (noticed by its heartbeat;
+asking again has no effect).
 A tool call is retried so only when the tool is `idempotent`; otherwise it gets one attempt,
 and a lost worker leaves it **in doubt** (`InDoubt`), never run twice.
 """
@@ -68,6 +69,7 @@ class ActivityModel:
             MODEL,
             codec.dump_field("request", request),
             start_to_close_timeout=self._timeouts.model,
+            heartbeat_timeout=self._timeouts.heartbeat,
         )
         if "error" in data:
             raise raised(data)

@@ -6,6 +6,7 @@ activities of `agent`; any worker of the task queue may run any of them.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Final
 
 from temporalio.client import Client
@@ -37,11 +38,14 @@ def agent_worker(
     tool_timeout: float = TOOL_TIMEOUT,
     max_cached_workflows: int = 1000,
     history: int = HISTORY,
+    sticky_timeout: float = 10.0,
 ) -> Worker:
     """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`).
     `max_cached_workflows`: runs kept in memory between their steps; one that is not is
     replayed from its history at its next step (0: every step replays). `history`: the
     number of events after which a run continues as new (Temporal may suggest it sooner).
+    `sticky_timeout`: seconds a run's next step waits for the worker that ran its last one
+    before any worker of the queue takes it (how soon a lost worker's runs move on).
     An agent with subagents is refused (`task.check_agent`)."""
     check_agent(agent)
     timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
@@ -52,6 +56,7 @@ def agent_worker(
         task_queue=task_queue,
         workflows=[AgentRun],
         max_cached_workflows=max_cached_workflows,
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_timeout),
         activities=[
             activities.model,
             activities.tool,
