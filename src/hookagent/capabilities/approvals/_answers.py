@@ -22,7 +22,8 @@ __all__ = ["OPTIONS", "Asked", "call_key", "scope_of", "shown_path"]
 
 OPTIONS: Final = ("once", "run", "session", "always", "deny")
 """The answers a question of the guard offers (``always`` only when it can be honoured)."""
-_SCOPES: Final = frozenset({"run", "session", "always"})
+_SCOPES: Final = frozenset(OPTIONS) - {"once", "deny"}
+"""The answers that reach further than the one call."""
 
 
 @final

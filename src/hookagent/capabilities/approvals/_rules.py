@@ -23,7 +23,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
-from typing import Any, Final, Literal, final
+from typing import Any, Final, Literal, final, get_args
 from urllib.parse import urlsplit
 
 from hookagent.claude._rules import FILE_TOOLS, PermissionRule, split_bash_command
@@ -46,8 +46,8 @@ __all__ = [
 
 Decision = Literal["allow", "deny", "ask"]
 Class = Literal["safe", "destructive"]
-DECISIONS: Final = ("allow", "deny", "ask")
-CLASSES: Final = ("safe", "destructive")
+DECISIONS: Final[tuple[Decision, ...]] = get_args(Decision)
+CLASSES: Final[tuple[Class, ...]] = get_args(Class)
 
 SAFE_TOOLS: Final = frozenset(
     {
