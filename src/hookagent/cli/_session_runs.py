@@ -88,13 +88,13 @@ def answer_questions(
     key: str,
     call: str | None,
     store_url: str | None,
-    resume_now: bool,
+    *,
     approved: bool,
     scope: Scope,
     reason: str | None,
-    ttl: float | None = None,
-    *,
-    json_output: bool = False,
+    ttl: float | None,
+    resume_now: bool,
+    json_output: bool,
 ) -> int:
     """Approve or deny the open question(s) of run `key` (only the one about `call` if
     given), print what was answered, then resume the run or say how to. `json_output`: one

@@ -14,7 +14,7 @@ The commands here only parse their options: `session_runs` starts, answers and r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final, NamedTuple, NoReturn
 
 import typer
 
@@ -161,21 +161,7 @@ def approve(
     temporal: TemporalOpt = None,
 ) -> None:
     """Approve the open question(s) of a waiting run (or only the one about CALL)."""
-    from hookagent.cli._session_runs import answer_questions
-
-    def go() -> int:
-        if scope not in _SCOPES:
-            raise ConfigError(f"--scope is once, run or session, not {scope!r}")
-        positive_number("--ttl", ttl, unit=" of seconds")
-        if temporal is not None:
-            return _on_temporal(
-                temporal, key, call, True, store, resume_now, scope, reason, ttl, json_output
-            )
-        return answer_questions(
-            key, call, store, resume_now, True, _SCOPES[scope], reason, ttl, json_output=json_output
-        )
-
-    raise typer.Exit(guard(go))
+    _answer(key, call, True, scope, reason, ttl, _To(store, resume_now, json_output, temporal))
 
 
 def deny(
@@ -188,41 +174,66 @@ def deny(
     temporal: TemporalOpt = None,
 ) -> None:
     """Deny the open question(s) of a waiting run (or only the one about CALL)."""
-    from hookagent.cli._session_runs import answer_questions
-
-    def go() -> int:
-        if temporal is not None:
-            return _on_temporal(
-                temporal, key, call, False, store, resume_now, "once", reason, None, json_output
-            )
-        return answer_questions(
-            key, call, store, resume_now, False, "once", reason, json_output=json_output
-        )
-
-    raise typer.Exit(guard(go))
+    _answer(key, call, False, "once", reason, None, _To(store, resume_now, json_output, temporal))
 
 
-def _on_temporal(
-    address: str,
+class _To(NamedTuple):
+    """Where an answer goes, as the options `approve` and `deny` share say."""
+
+    store: str | None
+    resume_now: bool
+    json_output: bool
+    temporal: str | None
+    """The run is on the Temporal server there, where the store's options mean nothing."""
+
+
+def _answer(
     key: str,
     call: str | None,
     approved: bool,
-    store: str | None,
-    resume_now: bool,
     scope: str,
     reason: str | None,
     ttl: float | None,
-    json_output: bool,
-) -> int:
-    """Answer run `key` on Temporal; the store's options have no meaning there."""
-    from hookagent.cli._temporal_answers import answer_on_temporal
+    to: _To,
+) -> NoReturn:
+    """`approve` or `deny`: through the store, or to the run on Temporal."""
+    store, resume_now, json_output, temporal = to
 
-    for given, name in ((store, "--store"), (resume_now, "--resume")):
-        if given:
-            raise ConfigError("a run on Temporal goes on by itself once answered", key=name)
-    return answer_on_temporal(
-        address, key, call, approved, scope=scope, reason=reason, ttl=ttl, json_output=json_output
-    )
+    def go() -> int:
+        if scope not in _SCOPES:
+            raise ConfigError(f"--scope is once, run or session, not {scope!r}")
+        positive_number("--ttl", ttl, unit=" of seconds")
+        if temporal is not None:
+            from hookagent.cli._temporal_answers import answer_on_temporal
+
+            for given, name in ((store, "--store"), (resume_now, "--resume")):
+                if given:
+                    raise ConfigError("a run on Temporal goes on by itself once answered", key=name)
+            return answer_on_temporal(
+                temporal,
+                key,
+                call,
+                approved,
+                scope=scope,
+                reason=reason,
+                ttl=ttl,
+                json_output=json_output,
+            )
+        from hookagent.cli._session_runs import answer_questions
+
+        return answer_questions(
+            key,
+            call,
+            store,
+            approved=approved,
+            scope=_SCOPES[scope],
+            reason=reason,
+            ttl=ttl,
+            resume_now=resume_now,
+            json_output=json_output,
+        )
+
+    raise typer.Exit(guard(go))
 
 
 # -- resume -----------------------------------------------------------------------------------
