@@ -21,14 +21,7 @@ from rich.text import Text
 
 from hookagent.cli._exits import EXIT_INTERRUPTED, exit_code, interrupted, kept_line
 from hookagent.cli._notify_option import notified, notifier
-from hookagent.cli._session_views import (
-    Outcome,
-    call_text,
-    emit_json,
-    plain_console,
-    question_dict,
-    report,
-)
+from hookagent.cli._session_views import Outcome, call_text, emit_json, plain_console, report
 from hookagent.cli._store_access import existing, in_store
 from hookagent.durable._answers import Scope
 from hookagent.durable._sessions import answer, find_run
@@ -37,6 +30,7 @@ from hookagent.kernel._result import RunResult
 from hookagent.live._events import StepStarted, ToolFinished, ToolStarted
 from hookagent.sessions._agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
 from hookagent.sessions._kept_runs import resume, unended
+from hookagent.sessions._records_json import question_dict
 from hookagent.store._base import Store
 from hookagent.store._open import open_store
 
