@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from hookagent._run_setup import RunSetup
 from hookagent.hooks._engine import fold
+from hookagent.hooks._points import SHOULD_CONTINUE
 from hookagent.hooks._watch import HookWatch
 from hookagent.kernel._approval import Approver
 from hookagent.kernel._context import RunContext
@@ -18,6 +19,7 @@ from hookagent.kernel._dispatch import Dispatcher
 from hookagent.kernel._seams import RunLayer, settle_directly
 from hookagent.kernel._state import RunState
 from hookagent.models._base import OnDelta
+from hookagent.policies._limits import quiet_continue
 
 if TYPE_CHECKING:
     from hookagent._agent import Agent
@@ -64,4 +66,6 @@ def run_context(
         turn=None if layer is None else layer.turn,
         kept=layer is not None,
         elapsed_before=state.elapsed,
+        # a layer that keeps the run journals every fold, so its runs fold every step
+        quiet_continue=quiet_continue(hooks.wants(SHOULD_CONTINUE)) if layer is None else None,
     )

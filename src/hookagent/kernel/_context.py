@@ -76,6 +76,10 @@ class RunContext:
     clock: Callable[[], float] = perf_counter
     """What execution time is measured with (`tick`): a workflow's own clock on Temporal, so
     a time limit replays the same."""
+    quiet_continue: Callable[[RunView], bool] | None = None
+    """After a step that called tools: whether the should_continue fold would be a routine
+    continue, so the loop goes on without it (only the limits listen there, and none is
+    reached; `policies.quiet_continue`). None: every step folds."""
 
     @property
     def ended(self) -> bool:

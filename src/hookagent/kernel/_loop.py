@@ -160,6 +160,9 @@ class ContinuationEvaluator:
         state = ctx.state
         state.position.phase = "continue"
         calls = state.steps.last_call_count()
+        quiet = ctx.quiet_continue
+        if calls and quiet is not None and quiet(ctx.view):
+            return  # the fold would be the limits' routine continue, recording nothing
         decision, _ = await ctx.consult(
             SHOULD_CONTINUE, ContinueEvent(run=ctx.view, step=state.position.step, tool_calls=calls)
         )

@@ -25,7 +25,7 @@ from hookagent.tools._base import Tool
 if TYPE_CHECKING:
     from hookagent.kernel._view import RunView
 
-__all__ = ["Limit", "StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence"]
+__all__ = ["Limit", "StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence", "quiet_continue"]
 
 
 Check = Callable[["ContinueEvent | StopEvent"], "HookResult | None"]
@@ -51,14 +51,7 @@ class Limit:
     ) -> Iterable[Hook[Any]]:
         """`check(event)` (the stop, with its message) at should_continue when the run would
         continue and `measure(run)` has reached `ceiling`, and at stop when a stop hook blocks
-        the stop. Every step pays the should_continue hook, so it tests the limit in its own
-        frame and calls `check` only to stop."""
-
-        def on_continue(event: ContinueEvent, best: HookResult) -> HookResult | None:
-            # ToolCallPresence's continue is a quiet vote, not in `best`: count the calls.
-            if (best.kind == "continue" or event.tool_calls) and measure(event.run) >= ceiling:
-                return check(event)
-            return None
+        the stop."""
 
         def on_stop(event: StopEvent, best: HookResult) -> HookResult | None:
             return check(event) if best.kind == "block" else None
@@ -70,8 +63,62 @@ class Limit:
             "always": True,
             "timeout": None,
         }
-        yield make_hook(SHOULD_CONTINUE, on_continue, **common)
+        yield make_hook(SHOULD_CONTINUE, _Reached(measure, ceiling, check), **common)
         yield make_hook(STOP, on_stop, **common)
+
+
+@final
+class _Reached:
+    """A limit's should_continue hook. It tests the limit in its own frame and calls `check`
+    only to stop; its `measure` and `ceiling` let `quiet_continue` tell, with no fold, that
+    it would not vote."""
+
+    __slots__ = ("ceiling", "check", "measure")
+
+    def __init__(self, measure: Callable[[RunView], float], ceiling: float, check: Check):
+        self.measure = measure
+        self.ceiling = ceiling
+        self.check = check
+
+    def __call__(self, event: ContinueEvent, best: HookResult) -> HookResult | None:
+        # ToolCallPresence's continue is a quiet vote, not in `best`: count the calls.
+        if (best.kind == "continue" or event.tool_calls) and self.measure(
+            event.run
+        ) >= self.ceiling:
+            return self.check(event)
+        return None
+
+
+def quiet_continue(hooks: tuple[Hook[Any], ...] | None) -> Callable[[RunView], bool] | None:
+    """For the hooks at should_continue: when they are only the limits' own, with a
+    `ToolCallPresence`, a test of whether their fold after a step in which the model called
+    tools is presence's routine continue (no limit reached), which records nothing. The
+    kernel then goes on to the next step without building the event or folding; when a
+    limit is reached the fold runs and records the stop as ever. None when any other hook
+    listens there: then every step folds."""
+    gauges: list[tuple[Callable[[RunView], float], float]] = []
+    presence = False
+    for hook in hooks or ():
+        fn = hook.fn
+        if hook.match is not None:
+            return None
+        if isinstance(fn, _Reached):
+            gauges.append((fn.measure, fn.ceiling))
+        elif isinstance(getattr(fn, "__self__", None), ToolCallPresence):
+            presence = True
+        else:
+            return None
+    if not presence:
+        return None
+    limits = tuple(gauges)
+
+    def under(run: RunView) -> bool:
+        for measure, ceiling in limits:  # noqa: SIM110  # no generator: this runs every step
+            if measure(run) >= ceiling:
+                return False
+        return True
+
+    return under
 
 
 _STEPS: Final = attrgetter("step_count")
