@@ -14,12 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, final
 
 from hookagent.hooks._decision import Decision
 from hookagent.kernel._records import StepRecord, ToolExecution
-from hookagent.models._base import (
-    ModelResponse,
-    ReasoningDelta,
-    TextDelta,
-    ToolCallDelta,
-)
+from hookagent.models._base import ModelResponse, ReasoningDelta, TextDelta, ToolCallDelta
 
 if TYPE_CHECKING:
     from hookagent.kernel._result import RunResult

@@ -10,9 +10,7 @@ from __future__ import annotations
 from typing import Any, Final, final
 
 import anthropic
-from anthropic.types import (
-    Message as WireMessage,
-)
+from anthropic.types import Message as WireMessage
 from anthropic.types import (
     RawMessageStreamEvent,
     RedactedThinkingBlock,

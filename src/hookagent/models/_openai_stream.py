@@ -14,13 +14,7 @@ from typing import Any, final
 
 from hookagent._messages import AssistantMessage
 from hookagent._usage import Usage
-from hookagent.models._base import (
-    ModelResponse,
-    OnDelta,
-    ReasoningDelta,
-    TextDelta,
-    ToolCallDelta,
-)
+from hookagent.models._base import ModelResponse, OnDelta, ReasoningDelta, TextDelta, ToolCallDelta
 from hookagent.models._tool_args import parse_call
 
 __all__ = ["ChunkAssembler", "reasoning_of", "usage_of"]

@@ -36,13 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from hookagent._errors import ConfigError
-from hookagent.capabilities.approvals._answers import (
-    OPTIONS,
-    Asked,
-    call_key,
-    scope_of,
-    shown_path,
-)
+from hookagent.capabilities.approvals._answers import OPTIONS, Asked, call_key, scope_of, shown_path
 from hookagent.capabilities.approvals._options import (
     DEFAULT_UNMATCHED,
     checked_classes,
@@ -60,10 +54,7 @@ from hookagent.capabilities.approvals._rules import (
     suggest_rules,
     summarize_call,
 )
-from hookagent.capabilities.approvals._settings import (
-    append_allow_rules,
-    read_project_permissions,
-)
+from hookagent.capabilities.approvals._settings import append_allow_rules, read_project_permissions
 from hookagent.claude._rules import compile_rule
 from hookagent.hooks._decorators import HookProvider, hook
 from hookagent.hooks._events import RunEvent, ToolCallEvent

@@ -14,13 +14,7 @@ from hookagent.capabilities.mcp._elicit import ask_hook
 from hookagent.capabilities.mcp._tool import MCPTool, output_token_limit
 from hookagent.hooks._hook import Hook
 from hookagent.mcp_client._client import ServerConnection, describe
-from hookagent.mcp_client._config import (
-    HttpServer,
-    ServerConfig,
-    SseServer,
-    StdioServer,
-    sanitise,
-)
+from hookagent.mcp_client._config import HttpServer, ServerConfig, SseServer, StdioServer, sanitise
 
 __all__ = ["MCP"]
 

@@ -12,13 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, final
 
-from hookagent._messages import (
-    Message,
-    SystemMessage,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from hookagent._messages import Message, SystemMessage, ToolCall, ToolResultMessage, UserMessage
 from hookagent.models._base import ToolSpec
 from hookagent.models._incremental import Incremental
 

@@ -11,12 +11,7 @@ from __future__ import annotations
 from typing import Any, final
 
 from anthropic.types import Message as WireMessage
-from anthropic.types import (
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolUseBlock,
-)
+from anthropic.types import RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolUseBlock
 from anthropic.types import Usage as WireUsage
 
 from hookagent.models._base import OnDelta, ReasoningDelta, TextDelta, ToolCallDelta
