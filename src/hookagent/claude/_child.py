@@ -74,11 +74,21 @@ async def spawn(
 
 @cache
 def _has_pidfd() -> bool:
+    """Whether pidfds can be opened and waited on (Linux 5.4+, unless a sandbox forbids it):
+    waiting on this process's own pidfd says "not a child" where they can."""
     try:
-        os.close(os.pidfd_open(os.getpid()))
+        pidfd = os.pidfd_open(os.getpid())
     except (AttributeError, OSError):
         return False
-    return True
+    try:
+        os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG)
+    except ChildProcessError:
+        return True
+    except (AttributeError, OSError):
+        return False
+    finally:
+        os.close(pidfd)
+    return False
 
 
 @final
@@ -140,14 +150,19 @@ class _PidfdChild:
                 pipe.close()
 
     def _reap(self, pidfd: int) -> None:
-        """The process exited: collect its status (what `Popen.returncode` reports)."""
-        self._loop.remove_reader(pidfd)
-        os.close(pidfd)
+        """The process exited: collect its status (what `Popen.returncode` reports) through
+        the pidfd itself, so no other process that took its pid can be waited for."""
         try:
-            _, status = os.waitpid(self._popen.pid, 0)
-            code = os.waitstatus_to_exitcode(status)
+            info = os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG)
         except ChildProcessError:  # reaped by someone else's waitpid(-1): status unknown
             code = 255
+        else:
+            if info is None:  # not exited after all: keep listening
+                return
+            exited = info.si_code == os.CLD_EXITED
+            code = info.si_status if exited else -info.si_status
+        self._loop.remove_reader(pidfd)
+        os.close(pidfd)
         self._popen.returncode = code
         if not self._exited.done():
             self._exited.set_result(code)
