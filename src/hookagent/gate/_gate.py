@@ -65,12 +65,15 @@ GATE_POINTS: Final[tuple[HookPoint[Any], ...]] = (
 
 
 def _blocking(method: Callable[P, Coroutine[Any, Any, R]], doc: str) -> Callable[P, R]:
-    """`method` run to its end from sync code (see `_run_sync`), with the same signature."""
+    """`method` run to its end from sync code (see `_run_sync`), with the same signature,
+    named as `method` with `_sync` after it."""
 
     @functools.wraps(method)
     def blocking(*args: P.args, **kwargs: P.kwargs) -> R:
         return _run_sync(method(*args, **kwargs))
 
+    blocking.__name__ += "_sync"
+    blocking.__qualname__ += "_sync"
     blocking.__doc__ = doc
     return blocking
 
