@@ -4,7 +4,8 @@
 
 1. Per-step cost at 10 and 100 steps: a bare workflow doing one model activity and one tool
    activity per step (both return at once), vs a hookagent run of the same shape (the
-   instant model, one echo-tool call per step, the default hooks), each on its own worker.
+   instant model, one echo-tool call per step, the default hooks), each on its own worker;
+   and 100 steps again on a worker whose runs continue as new every 250 history events.
 2. Steps per second of 8 runs of 10 steps at once, with 1, 2 and 4 worker processes on one
    task queue (on this machine's cores, beside the dev server and the client).
 """
@@ -27,6 +28,7 @@ from temporalio.worker import Worker
 
 from hookagent import AgentBuilder
 from hookagent.temporal import TemporalRuns, agent_worker
+from hookagent.temporal._worker import HISTORY
 from workload import ECHO, PROMPT, InstantModel, script
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
@@ -69,8 +71,10 @@ def agent(steps: int) -> Any:
     )
 
 
-async def per_step(client: Client, steps: int, repeats: int) -> tuple[float, float]:
-    """Median seconds per step: bare, hookagent."""
+async def per_step(
+    client: Client, steps: int, repeats: int, history: int = HISTORY
+) -> tuple[float, float]:
+    """Median seconds per step: bare, hookagent (continuing as new after `history` events)."""
     queue = f"bench-{uuid.uuid4().hex[:6]}"
     built = agent(steps)
     runs = TemporalRuns(built, client, queue)
@@ -79,7 +83,7 @@ async def per_step(client: Client, steps: int, repeats: int) -> tuple[float, flo
     bare_worker = Worker(
         client, task_queue=queue + "-bare", workflows=[BareRun], activities=[bare_model, bare_tool]
     )
-    async with bare_worker, agent_worker(client, built, queue):
+    async with bare_worker, agent_worker(client, built, queue, history=history):
         for _ in range(repeats):  # paired, alternating
             start = time.perf_counter()
             await client.execute_workflow(
@@ -129,10 +133,12 @@ async def main(quick: bool) -> None:
         client = await Client.connect(address)
         await per_step(client, 3, 1)  # warm up: imports, adapters, the server's caches
         print("1. Per-step cost (median ms per step; ratio hookagent / bare)")
-        for steps, repeats in ((10, 5 if quick else 15), (100, 2 if quick else 5)):
-            bare, ours = await per_step(client, steps, repeats)
+        rows = ((10, 5 if quick else 15, HISTORY), (100, 2 if quick else 5, HISTORY))
+        for steps, repeats, history in (*rows, (100, 2 if quick else 5, 250)):
+            bare, ours = await per_step(client, steps, repeats, history)
+            continued = ", continuing as new every 250 events" if history != HISTORY else ""
             print(
-                f"   {steps:>3} steps: bare {bare * 1000:6.1f} ms, hookagent "
+                f"   {steps:>3} steps{continued}: bare {bare * 1000:6.1f} ms, hookagent "
                 f"{ours * 1000:6.1f} ms, ratio {ours / bare:.2f}x"
             )
         print("2. Steps per second, 8 runs of 10 steps at once")

@@ -12,7 +12,7 @@ import pytest
 from temporalio.client import Client
 
 from cli.run_cli import hookagent
-from hookagent.sessions import replay
+from hookagent.sessions import Recording, replay
 from hookagent.temporal import TemporalRuns, agent_worker
 from temporal.test_runs import build, queue
 
@@ -49,7 +49,9 @@ async def test_a_temporal_run_replays_through_changed_hooks_from_its_history(
         runs = TemporalRuns(agent, client, task_queue)
         ran = await runs.run("go")
     run_id = ran.run_id
-    same = await replay(await runs.recording(run_id), build("staging"))
+    entry, state, _ = await runs.inspect(run_id)
+    recorded = Recording.of(run_id, entry.prompt, state.messages, state.steps, state.decisions)
+    same = await replay(recorded, build("staging"))
     assert same.changes == [] and same.decisions_before == len(ran.decisions)
     (tmp_path / "frozen.py").write_text(
         PLUGIN.replace("{more}", 'builder.on(BEFORE_TOOL, freeze, name="freeze")')

@@ -87,11 +87,14 @@ def replay_command(
         return asyncio.run(replay(recording_from_audit(key, run_id), given()))
 
     def from_temporal(address: str) -> ReplayReport:
-        from hookagent.cli._temporal_cmd import on_server
-        from hookagent.temporal._replay import recording
+        from hookagent.cli._temporal_server import on_server
+        from hookagent.sessions._replay import Recording
+        from hookagent.temporal._sessions import inspect
 
         async def go(client: Client) -> ReplayReport:
-            return await replay(await recording(client, key), given())
+            entry, state, _ = await inspect(client, key)
+            recorded = Recording.of(key, entry.prompt, state.messages, state.steps, state.decisions)
+            return await replay(recorded, given())
 
         return on_server(address, go, key)
 
@@ -112,7 +115,7 @@ def replay_command(
         return 1 if fail_on_change and report.changes else 0
 
     if temporal is not None:  # a Temporal client's threads outlive a normal exit
-        from hookagent.cli._temporal_cmd import exit_now
+        from hookagent.cli._temporal_server import exit_now
 
         exit_now(guard(run))
     raise typer.Exit(guard(run))

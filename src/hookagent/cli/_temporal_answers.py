@@ -42,7 +42,8 @@ def answer_on_temporal(
 ) -> int:
     """Answer the questions run `run_id` waits on (only the one whose id or call id is
     `which`, if given); refused if it waits on none that match."""
-    from hookagent.cli._temporal_cmd import on_server
+    from hookagent.cli._temporal_server import on_server
+    from hookagent.durable._answers import answer_json
     from hookagent.temporal._client import answer, waiting
 
     if scope not in ("once", "run"):
@@ -59,10 +60,9 @@ def answer_on_temporal(
                 f"run {run_id} waits on no question{named} (waiting: {asked})",
                 key=which or run_id,
             )
+        given = answer_json(approved, reason=reason, by="cli", scope=reach, ttl=ttl)
         for question in chosen:
-            await answer(
-                client, run_id, question["id"], approved, reason=reason, scope=reach, ttl=ttl
-            )
+            await answer(client, run_id, question["id"], given)
         return chosen
 
     answered = on_server(address, go, run_id)

@@ -9,16 +9,14 @@ model answers by history, so a worker that takes a run over answers where it was
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from hookagent._errors import ConfigError
 from hookagent.cli._exits import exit_code, guarded, print_json
+from hookagent.cli._temporal_server import exit_now, on_server, run_async
 from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_path
 
 if TYPE_CHECKING:
@@ -28,18 +26,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["DEFAULT_QUEUE", "exit_now", "on_server", "run_on_temporal", "temporal_app"]
+__all__ = ["DEFAULT_QUEUE", "exit_now", "run_on_temporal", "temporal_app"]
 
 DEFAULT_QUEUE = "hookagent"
-
-
-def exit_now(code: int) -> NoReturn:
-    """End the process with `code` without tearing the interpreter down: the Temporal
-    client's Rust threads may still call into Python while it finalizes, which aborts a
-    short-lived client process (temporalio/sdk-python#300)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
 
 
 temporal_app = typer.Typer(
@@ -93,7 +82,7 @@ def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float)
             await _forever()
 
     try:
-        _run(go())
+        run_async(go())
     except KeyboardInterrupt:
         typer.echo("worker stopped", err=True)
     return 0
@@ -113,25 +102,6 @@ def questions(
         return 0
 
     exit_now(guarded(lambda: on_server(address, go, run_id)))
-
-
-def on_server(address: str, main: Callable[[Client], Awaitable[T]], run_id: str | None = None) -> T:
-    """`main` with a client of the server at `address`; what the server refuses (no such
-    run, an answer that cannot apply) is a `ConfigError` naming the run or the server."""
-    from temporalio.client import WorkflowUpdateFailedError
-    from temporalio.service import RPCError
-
-    from hookagent.temporal._client import connect
-
-    async def go() -> T:
-        return await main(await connect(address))
-
-    try:
-        return _run(go())
-    except WorkflowUpdateFailedError as exc:
-        raise ConfigError(str(exc.cause or exc), key=f"run {run_id}") from exc
-    except RPCError as exc:
-        raise ConfigError(exc.message, key=f"run {run_id}" if run_id else address) from exc
 
 
 RunIdArg = Annotated[str, typer.Argument(metavar="RUN_ID")]
@@ -226,13 +196,6 @@ def _agent(options: RunOptions) -> Agent:
 
         agent.model = ScriptedModel.from_file(path, by_history=True)
     return agent
-
-
-def _run(main: Coroutine[Any, Any, T]) -> T:
-    """`asyncio.run`, imported when a command runs: `hookagent --help` does not pay for it."""
-    import asyncio
-
-    return asyncio.run(main)
 
 
 async def _forever() -> None:

@@ -101,6 +101,6 @@ def show(
 def _exit(address: str, main: Callable[[Client], Awaitable[int]]) -> None:
     """Run `main` with a client of `address`; a run or server that cannot be reached is a
     clear error."""
-    from hookagent.cli._temporal_cmd import exit_now, on_server
+    from hookagent.cli._temporal_server import exit_now, on_server
 
     exit_now(guarded(lambda: on_server(address, main)))

@@ -14,7 +14,7 @@ is denied, saying so.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, final
 
@@ -65,6 +65,25 @@ class Recording:
     decisions: list[Decision]
     system_prompt: str | None = None
 
+    @classmethod
+    def of(
+        cls,
+        run_id: str,
+        prompt: str,
+        messages: Sequence[Message],
+        steps: Iterable[StepRecord],
+        decisions: Iterable[Decision],
+    ) -> Recording:
+        """A run's recording from its conversation, steps and decisions, wherever it was
+        kept (a store, a Temporal workflow's history)."""
+        return cls(
+            run_id=run_id,
+            prompt=prompt,
+            replies=[m for m in messages if isinstance(m, AssistantMessage)],
+            results={e.call_id: e.result for s in steps for e in s.executions if not e.blocked},
+            decisions=list(decisions),
+        )
+
 
 @final
 @dataclass(slots=True, kw_only=True)
@@ -105,13 +124,8 @@ async def load_recording(store: Store, run_id: str) -> Recording:
     prompt = rows.run.prompt or next(
         (m.content for m in messages if isinstance(m, UserMessage) and not m.synthetic), ""
     )
-    return Recording(
-        run_id=run_id,
-        prompt=prompt,
-        replies=[m for m in messages if isinstance(m, AssistantMessage)],
-        results={e.call_id: e.result for s in steps for e in s.executions if not e.blocked},
-        decisions=[codec.load("decision", d) for d in rows.decisions],
-    )
+    decisions = [codec.load("decision", d) for d in rows.decisions]
+    return Recording.of(run_id, prompt, messages, steps, decisions)
 
 
 async def replay(recording: Recording, agent: Agent) -> ReplayReport:

@@ -21,13 +21,12 @@ from hookagent.durable._answers import Scope, answer_json
 from hookagent.hooks._decision import Decision
 from hookagent.kernel._result import RunResult
 from hookagent.kernel._state import RunState
-from hookagent.sessions._replay import Recording
-from hookagent.temporal._replay import recording
 from hookagent.temporal._sessions import (
     SESSION,
     RunEntry,
     ensure_session_attribute,
     head_messages,
+    inspect,
     session_runs,
     sessions,
 )
@@ -129,9 +128,11 @@ class TemporalRuns:
         """The runs of `session`, newest first."""
         return await session_runs(self.client, session)
 
-    async def recording(self, run_id: str) -> Recording:
-        """What the run did, for `sessions.replay` through other hooks."""
-        return await recording(self.client, run_id)
+    async def inspect(self, run_id: str) -> tuple[RunEntry, RunState, list[dict[str, Any]]]:
+        """The run as it stands: as listed, its state (its final state once it ended, from
+        its workflow history), and the questions it waits on. `sessions.Recording.of` makes
+        a recording of it for `sessions.replay`."""
+        return await inspect(self.client, run_id)
 
     async def state(self, run_id: str) -> RunState:
         """The run as it stands."""
@@ -160,31 +161,20 @@ class TemporalRuns:
         scope: Scope = "once",
         ttl: float | None = None,
     ) -> None:
-        """Answer a waiting question (see `answer`)."""
-        await answer(
-            self.client, run_id, question_id, approved, reason=reason, by=by, scope=scope, ttl=ttl
-        )
+        """Answer question `question_id` of run `run_id` with an update, as a store takes an
+        answer (`answer_json`); refused if it does not wait, or `scope` is `session`."""
+        given = answer_json(approved, reason=reason, by=by, scope=scope, ttl=ttl)
+        await answer(self.client, run_id, question_id, given)
 
     def _handle(self, run_id: str) -> WorkflowHandle[Any, Any]:
         return self.client.get_workflow_handle(run_id)
 
 
-async def answer(
-    client: Client,
-    run_id: str,
-    question_id: str,
-    approved: bool,
-    *,
-    reason: str | None = None,
-    by: str = "cli",
-    scope: Scope = "once",
-    ttl: float | None = None,
-) -> None:
-    """Answer question `question_id` of run `run_id` with an update, as a store takes an
-    answer (`answer_json`); refused if it does not wait, or `scope` is `session`."""
-    data = json.loads(answer_json(approved, reason=reason, by=by, scope=scope, ttl=ttl))
+async def answer(client: Client, run_id: str, question_id: str, given: str) -> None:
+    """Answer question `question_id` of run `run_id` with the update `answer`, carrying
+    `given` (`answer_json`)."""
     handle = client.get_workflow_handle(run_id)
-    await handle.execute_update(AgentRun.answer, args=[question_id, data])
+    await handle.execute_update(AgentRun.answer, args=[question_id, json.loads(given)])
 
 
 async def waiting(client: Client, run_id: str) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from temporalio.exceptions import TimeoutError as ActivityTimeout
 from hookagent.durable import _codec as codec
 from hookagent.kernel._state import RunState
 from hookagent.models._base import Model, ModelRequest, ModelResponse, ToolSpec
+from hookagent.models._stand_in import StandIn
 from hookagent.temporal._wire import MODEL, TOOL, raised
 from hookagent.tools._base import ToolContext, ToolResult
 
@@ -53,16 +54,12 @@ _AGAIN = RetryPolicy(maximum_attempts=3)
 
 
 @final
-class ActivityModel:
+class ActivityModel(StandIn):
     """`model` (its name and traits), asked through the model activity."""
 
     def __init__(self, model: Model, timeouts: Timeouts) -> None:
-        self._model = model
+        super().__init__(model)
         self._timeouts = timeouts
-        self.name = model.name
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._model, name)  # the model's own traits (accepts_images, …)
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         data: dict[str, Any] = await workflow.execute_activity(

@@ -109,7 +109,7 @@ async def head_messages(client: Client, session: str) -> list[Message]:
     return RunState.from_json(await handle.result()).messages
 
 
-async def inspect(client: Client, run_id: str) -> tuple[RunEntry, RunState, list[Any]]:
+async def inspect(client: Client, run_id: str) -> tuple[RunEntry, RunState, list[dict[str, Any]]]:
     """Run `run_id` as it stands: its entry, its state (from its result once it ended, a
     query while it runs) and the questions it waits on."""
     handle = client.get_workflow_handle(run_id)
