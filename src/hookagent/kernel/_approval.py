@@ -35,10 +35,10 @@ class Question:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Answer:
     approved: bool
+    by: str = "approver"
     reason: str | None = None
     choice: str | None = None
     """The option picked, when the question offered options."""
-    by: str = "approver"
     updated_args: Mapping[str, Any] | None = None
     """Approved with these arguments instead (a permission hook may rewrite the call)."""
     extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
