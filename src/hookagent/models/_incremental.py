@@ -7,6 +7,9 @@ unless compaction replaces its start: checking the first message and the last on
 is enough, in constant time. Any other sequence — a new run, or a list a `before_inference`
 hook built, perhaps with a message in the middle redacted — is compared message by message
 (identity only, at C speed), so a rewritten message is never sent in its old form.
+
+`Incremental` puts the two together for a driver's converter, which says only how one
+message and one reply's text and tool calls are written on its wire.
 """
 
 from __future__ import annotations
