@@ -11,26 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar, final
 
-from hookagent.hooks._events import (
-    CompactEvent,
-    ContinueEvent,
-    ElicitationEvent,
-    ErrorEvent,
-    InferenceEvent,
-    InferenceResultEvent,
-    NotificationEvent,
-    PermissionEvent,
-    PromptEvent,
-    RunEvent,
-    StepEndEvent,
-    StepEvent,
-    StopEvent,
-    SubagentEvent,
-    TaskEvent,
-    ToolCallEvent,
-    ToolRefusedEvent,
-    ToolResultEvent,
-)
+from hookagent.hooks import _events as ev
 from hookagent.hooks._result import Kind
 
 __all__ = ["ALL_POINTS", "HookPoint", "POINTS_BY_NAME"]
@@ -95,89 +76,91 @@ def _point(
 _CALL_FIELDS: Final = frozenset({"call_id", "tool_name", "args"})
 
 
-EXECUTION_START: Final = _point("execution_start", RunEvent)
+EXECUTION_START: Final = _point("execution_start", ev.RunEvent)
 USER_PROMPT: Final = _point(
-    "user_prompt", PromptEvent, writable=("prompt", "metadata"), decisions=("block", "stop")
+    "user_prompt", ev.PromptEvent, writable=("prompt", "metadata"), decisions=("block", "stop")
 )
-BEFORE_STEP: Final = _point("before_step", StepEvent, decisions=("ask", "stop"))
+BEFORE_STEP: Final = _point("before_step", ev.StepEvent, decisions=("ask", "stop"))
 BEFORE_INFERENCE: Final = _point(
     "before_inference",
-    InferenceEvent,
+    ev.InferenceEvent,
     writable=("request", "response", "metadata"),
     decisions=("ask", "stop"),
 )
 AFTER_INFERENCE: Final = _point(
     "after_inference",
-    InferenceResultEvent,
+    ev.InferenceResultEvent,
     writable=("response", "metadata"),
     decisions=("retry", "stop"),
 )
 BEFORE_TOOL: Final = _point(
     "before_tool",
-    ToolCallEvent,
+    ev.ToolCallEvent,
     writable=("args", "metadata"),
     decisions=("block", "ask", "stop"),
     subject="tool_name",
 )
 AFTER_TOOL: Final = _point(
     "after_tool",
-    ToolResultEvent,
+    ev.ToolResultEvent,
     writable=("result", "metadata"),
     decisions=("retry", "stop"),
     subject="tool_name",
 )
-TOOL_REFUSED: Final = _point("tool_refused", ToolRefusedEvent, subject="tool_name")
+TOOL_REFUSED: Final = _point("tool_refused", ev.ToolRefusedEvent, subject="tool_name")
 """A call before_tool refused; context reaches the model on its error result."""
-AFTER_STEP: Final = _point("after_step", StepEndEvent)
-SHOULD_CONTINUE: Final = _point("should_continue", ContinueEvent, decisions=("continue", "stop"))
+AFTER_STEP: Final = _point("after_step", ev.StepEndEvent)
+SHOULD_CONTINUE: Final = _point("should_continue", ev.ContinueEvent, decisions=("continue", "stop"))
 STOP: Final = _point(
     "stop",
-    StopEvent,
+    ev.StopEvent,
     writable=("output", "metadata"),
     decisions=("block", "ask", "stop"),
     fail_closed="stop",
 )
-EXECUTION_END: Final = _point("execution_end", RunEvent, feeds_model=False)
+EXECUTION_END: Final = _point("execution_end", ev.RunEvent, feeds_model=False)
 ON_ERROR: Final = _point(
-    "on_error", ErrorEvent, decisions=("retry", "continue", "stop"), feeds_model=False
+    "on_error", ev.ErrorEvent, decisions=("retry", "continue", "stop"), feeds_model=False
 )
-SUBAGENT_START: Final = _point("subagent_start", SubagentEvent, subject="agent_type")
+SUBAGENT_START: Final = _point("subagent_start", ev.SubagentEvent, subject="agent_type")
 SUBAGENT_STOP: Final = _point(
     "subagent_stop",
-    SubagentEvent,
+    ev.SubagentEvent,
     writable=("output", "metadata"),
     decisions=("block", "stop"),
     subject="agent_type",
     fail_closed="stop",
 )
 SESSION_START: Final = _point(
-    "session_start", RunEvent, writable=("prompt", "metadata"), subject="source"
+    "session_start", ev.RunEvent, writable=("prompt", "metadata"), subject="source"
 )
-SESSION_END: Final = _point("session_end", RunEvent, feeds_model=False, subject="source")
+SESSION_END: Final = _point("session_end", ev.RunEvent, feeds_model=False, subject="source")
 BEFORE_COMPACT: Final = _point(
     "before_compact",
-    CompactEvent,
+    ev.CompactEvent,
     writable=("instructions", "metadata"),
     decisions=("block", "ask", "stop"),
     subject="trigger",
 )
-AFTER_COMPACT: Final = _point("after_compact", CompactEvent, subject="trigger")
+AFTER_COMPACT: Final = _point("after_compact", ev.CompactEvent, subject="trigger")
 PERMISSION_REQUEST: Final = _point(
     "permission_request",
-    PermissionEvent,
+    ev.PermissionEvent,
     writable=("answer", "metadata"),
     decisions=("block", "stop"),
     feeds_model=False,
     subject="tool_name",
 )
-NOTIFICATION: Final = _point("notification", NotificationEvent, feeds_model=False, subject="kind")
-TASK_CREATED: Final = _point("task_created", TaskEvent, decisions=("block", "stop"))
+NOTIFICATION: Final = _point(
+    "notification", ev.NotificationEvent, feeds_model=False, subject="kind"
+)
+TASK_CREATED: Final = _point("task_created", ev.TaskEvent, decisions=("block", "stop"))
 """Fired by a planning tool before an item joins the task list; a block refuses the update."""
-TASK_COMPLETED: Final = _point("task_completed", TaskEvent, decisions=("block", "stop"))
+TASK_COMPLETED: Final = _point("task_completed", ev.TaskEvent, decisions=("block", "stop"))
 """Fired by a planning tool before an item is marked completed; a block refuses the update."""
 ELICITATION: Final = _point(
     "elicitation",
-    ElicitationEvent,
+    ev.ElicitationEvent,
     writable=("action", "content", "metadata"),
     decisions=("block", "ask", "stop"),
     feeds_model=False,
@@ -186,7 +169,7 @@ ELICITATION: Final = _point(
 """Fired when an MCP server asks the user for input; see `ElicitationEvent`."""
 ELICITATION_RESULT: Final = _point(
     "elicitation_result",
-    ElicitationEvent,
+    ev.ElicitationEvent,
     writable=("action", "content", "metadata"),
     decisions=("block", "stop"),
     feeds_model=False,
