@@ -112,7 +112,7 @@ class TemporalBackend:
         runs = await self._on_worker(agent)
         run_id = await runs.start(prompt)
         self._runs[run_id] = runs
-        for _ in range(300):
+        for _ in range(1200):  # up to a minute
             found = await runs.questions(run_id)
             if found:
                 return run_id, found

@@ -16,7 +16,7 @@ import typer
 
 from hookagent._errors import ConfigError
 from hookagent.cli._exits import exit_code, guarded, print_json
-from hookagent.cli._temporal_server import exit_now, on_server, run_async
+from hookagent.cli._temporal_server import exit_now, on_server, reach, run_async
 from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_path
 
 if TYPE_CHECKING:
@@ -71,12 +71,12 @@ def worker(
 
 
 def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float) -> int:
-    from hookagent.temporal import agent_worker, connect
+    from hookagent.temporal import agent_worker
 
     agent = _agent(options)
 
     async def go() -> None:
-        client = await connect(address)
+        client = await reach(address)
         async with agent_worker(client, agent, task_queue, heartbeat=heartbeat):
             typer.echo(f"worker on {address}, task queue {task_queue}", err=True)
             await _forever()

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["exit_now", "on_server", "run_async"]
+__all__ = ["exit_now", "on_server", "reach", "run_async"]
 
 
 def exit_now(code: int) -> NoReturn:
@@ -35,10 +35,8 @@ def on_server(address: str, main: Callable[[Client], Awaitable[T]], run_id: str 
     from temporalio.client import WorkflowUpdateFailedError
     from temporalio.service import RPCError
 
-    from hookagent.temporal._client import connect
-
     async def go() -> T:
-        return await main(await connect(address))
+        return await main(await reach(address))
 
     try:
         return run_async(go())
@@ -46,6 +44,16 @@ def on_server(address: str, main: Callable[[Client], Awaitable[T]], run_id: str 
         raise ConfigError(str(exc.cause or exc), key=f"run {run_id}") from exc
     except RPCError as exc:
         raise ConfigError(exc.message, key=f"run {run_id}" if run_id else address) from exc
+
+
+async def reach(address: str) -> Client:
+    """A client of the server at `address`, or a `ConfigError` saying it cannot be reached."""
+    from hookagent.temporal._client import connect
+
+    try:
+        return await connect(address)
+    except RuntimeError as exc:  # what the SDK raises when the connection fails
+        raise ConfigError(f"cannot reach a Temporal server there ({exc})", key=address) from exc
 
 
 def run_async(main: Coroutine[Any, Any, T]) -> T:

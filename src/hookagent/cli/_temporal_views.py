@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,17 +33,12 @@ def register(app: typer.Typer) -> None:
 def sessions(address: AddressOpt, json_output: JsonOpt = False) -> None:
     """The sessions of the server's latest runs, newest first."""
 
-    async def go(client: Client) -> int:
+    async def rows(client: Client) -> list[dict[str, Any]]:
         from hookagent.temporal._sessions import sessions as listed
 
-        found = await listed(client)
-        if json_output:
-            typer.echo(json.dumps(found, indent=2))
-        for row in [] if json_output else found:
-            typer.echo(f"{row['session']}  {row['runs']} run(s)  newest {row['head']}")
-        return 0
+        return await listed(client)
 
-    _exit(address, go)
+    _list(address, rows, "{session}  {runs} run(s)  newest {head}", json_output)
 
 
 def runs(
@@ -53,14 +48,28 @@ def runs(
 ) -> None:
     """The runs of SESSION, newest first, with their workflows' status."""
 
-    async def go(client: Client) -> int:
+    async def rows(client: Client) -> list[dict[str, Any]]:
         from hookagent.temporal._sessions import session_runs
 
-        found = await session_runs(client, session)
+        return [r.to_dict() for r in await session_runs(client, session)]
+
+    _list(address, rows, "{run_id}  {status}  {prompt:.60}", json_output)
+
+
+def _list(
+    address: str,
+    rows: Callable[[Client], Awaitable[list[dict[str, Any]]]],
+    line: str,
+    json_output: bool,
+) -> None:
+    """Print `rows`: as JSON, or each as `line` formats it."""
+
+    async def go(client: Client) -> int:
+        found = await rows(client)
         if json_output:
-            typer.echo(json.dumps([r.to_dict() for r in found], indent=2))
-        for run in [] if json_output else found:
-            typer.echo(f"{run.run_id}  {run.status}  {short(run.prompt, 60)}")
+            typer.echo(json.dumps(found, indent=2))
+        for row in [] if json_output else found:
+            typer.echo(line.format(**row))
         return 0
 
     _exit(address, go)
@@ -95,12 +104,14 @@ def show(
             typer.echo(f"{state.stop_reason}: {short(state.output or state.stop_message or '')}")
         return 0
 
-    _exit(address, go)
+    _exit(address, go, run_id)
 
 
-def _exit(address: str, main: Callable[[Client], Awaitable[int]]) -> None:
+def _exit(
+    address: str, main: Callable[[Client], Awaitable[int]], run_id: str | None = None
+) -> None:
     """Run `main` with a client of `address`; a run or server that cannot be reached is a
     clear error."""
     from hookagent.cli._temporal_server import exit_now, on_server
 
-    exit_now(guarded(lambda: on_server(address, main)))
+    exit_now(guarded(lambda: on_server(address, main, run_id)))

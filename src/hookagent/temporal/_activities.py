@@ -138,20 +138,21 @@ class AgentActivities:
     @contextlib.asynccontextmanager
     async def _beating(self) -> AsyncIterator[None]:
         """Heartbeat while the body runs: a worker lost in it is noticed within the
-        heartbeat timeout."""
+        heartbeat timeout. The beat stops when the body ends, however it ends."""
+        done = asyncio.Event()
 
         async def beat() -> None:
-            while True:
+            while not done.is_set():
                 activity.heartbeat()
-                await asyncio.sleep(self._beat)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done.wait(), self._beat)
 
         beating = asyncio.create_task(beat())
         try:
             yield
         finally:
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beating
+            done.set()
+            await beating
 
 
 def _key(task: Mapping[str, Any], args: Mapping[str, Any]) -> str:

@@ -91,24 +91,10 @@ class TemporalRuns:
         return run_id
 
     async def run(
-        self,
-        prompt: str,
-        *,
-        run_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        session: str | None = None,
-        limits: Mapping[str, Any] | None = None,
-        output_type: type[Any] | None = None,
+        self, prompt: str, *, output_type: type[Any] | None = None, **options: Any
     ) -> RunResult[Any]:
-        """Start a run and wait for its end (see `start`)."""
-        started = await self.start(
-            prompt,
-            run_id=run_id,
-            metadata=metadata,
-            session=session,
-            limits=limits,
-            output_type=output_type,
-        )
+        """Start a run and wait for its end (`options`: as `start` takes them)."""
+        started = await self.start(prompt, output_type=output_type, **options)
         return await self.result(started, output_type=output_type)
 
     def stream(self, *_: Any, **__: Any) -> Any:

@@ -10,6 +10,7 @@ several executions; the listings show each run once, as its newest execution sta
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any, Final, final
@@ -60,14 +61,7 @@ class RunEntry:
     prompt: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "session": self.session,
-            "status": self.status,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "prompt": self.prompt,
-        }
+        return dataclasses.asdict(self)
 
 
 async def session_runs(client: Client, session: str, limit: int = 1000) -> list[RunEntry]:
