@@ -96,10 +96,11 @@ class _PidfdChild:
     """A `subprocess.Popen` whose pipes are asyncio streams and whose exit the loop reads
     from its pidfd."""
 
-    __slots__ = ("_exited", "_loop", "_popen", "_transports", "stderr", "stdin", "stdout")
+    __slots__ = ("_exited", "_loop", "_popen", "_transports", "pid", "stderr", "stdin", "stdout")
 
     def __init__(self, popen: subprocess.Popen[bytes]) -> None:
         self._popen = popen
+        self.pid = popen.pid
         self._loop = asyncio.get_running_loop()
         self._exited: asyncio.Future[int] = self._loop.create_future()
         self.stdin: asyncio.StreamWriter | None = None
@@ -108,10 +109,6 @@ class _PidfdChild:
         self._transports: list[asyncio.BaseTransport] = []
         pidfd = os.pidfd_open(popen.pid)
         self._loop.add_reader(pidfd, self._reap, pidfd)
-
-    @property
-    def pid(self) -> int:
-        return self._popen.pid
 
     @property
     def returncode(self) -> int | None:
