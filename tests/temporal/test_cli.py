@@ -91,6 +91,8 @@ def test_what_a_run_on_temporal_cannot_honour_is_refused_on_the_command_line(
         refused = hookagent(tmp_path, *answer, "--reason", "x", "--temporal", "127.0.0.1:1")
         assert refused.returncode == 2, refused.stderr
         assert ("--scope" if "approve" in answer else "--resume") in refused.stderr
+    few = hookagent(tmp_path, "temporal", "worker", "--address", "x:1", "-m", "m", "--history", "5")
+    assert few.returncode == 2 and "--history" in few.stderr, few.stderr
     unreachable = hookagent(tmp_path, "temporal", "sessions", "--address", "127.0.0.1:1")
     assert unreachable.returncode == 2
     assert "127.0.0.1:1: cannot reach a Temporal server there" in unreachable.stderr

@@ -54,8 +54,17 @@ def worker(
     allow_bash: Annotated[bool, typer.Option("--allow-bash")] = False,
     system: Annotated[str | None, typer.Option("--system", metavar="TEXT")] = None,
     heartbeat: Annotated[
-        float, typer.Option(help="Seconds without a heartbeat before a tool's worker is lost.")
+        float,
+        typer.Option(
+            help="Seconds without a heartbeat before a model or tool call's worker is lost."
+        ),
     ] = 10.0,
+    history: Annotated[
+        int,
+        typer.Option(
+            metavar="EVENTS", min=20, help="History events after which a run continues as new."
+        ),
+    ] = 5000,
 ) -> None:
     """Serve the agent these flags build (as `run` builds it) until Ctrl-C."""
     options = RunOptions(
@@ -67,17 +76,19 @@ def worker(
         allow_bash=allow_bash,
         system=system,
     )
-    exit_now(guarded(lambda: _serve(options, address, task_queue, heartbeat)))
+    exit_now(guarded(lambda: _serve(options, address, task_queue, heartbeat, history)))
 
 
-def _serve(options: RunOptions, address: str, task_queue: str, heartbeat: float) -> int:
+def _serve(
+    options: RunOptions, address: str, task_queue: str, heartbeat: float, history: int
+) -> int:
     from hookagent.temporal import agent_worker
 
     agent = _agent(options)
 
     async def go() -> None:
         client = await reach(address)
-        async with agent_worker(client, agent, task_queue, heartbeat=heartbeat):
+        async with agent_worker(client, agent, task_queue, heartbeat=heartbeat, history=history):
             typer.echo(f"worker on {address}, task queue {task_queue}", err=True)
             await _forever()
 
