@@ -113,7 +113,7 @@ async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
         assert json.loads(listed.stdout)["tool_name"] == "deploy"
         base = ("temporal", "approve", "--address", temporal_address, run_id)
         wrong = await asyncio.to_thread(hookagent, tmp_path, *base, "q7")
-        assert wrong.returncode != 0 and "waits on no question q7" in wrong.stderr
+        assert wrong.returncode == 2 and "waits on no question q7" in wrong.stderr, wrong.stderr
         unknown = await asyncio.to_thread(
             hookagent, tmp_path, "temporal", "deny", "--address", temporal_address, "nope", "q1"
         )
@@ -123,7 +123,8 @@ async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
         await waiting(runs, run_id, "q2")  # prod-eu: another fingerprint, asked again
         top = ("deny", run_id, "--reason", "not today", "--temporal", temporal_address)
         wrong_call = await asyncio.to_thread(hookagent, tmp_path, *top[:2], "c9", *top[2:])
-        assert wrong_call.returncode == 2 and "waits on no question c9" in wrong_call.stderr
+        assert wrong_call.returncode == 2, wrong_call.stderr
+        assert "waits on no question c9" in wrong_call.stderr
         denied = await asyncio.to_thread(hookagent, tmp_path, *top[:2], "c1", *top[2:], "--json")
         assert denied.returncode == 0, denied.stderr
         assert json.loads(denied.stdout) == [{"run_id": run_id, "question": "q2", "denied": True}]
