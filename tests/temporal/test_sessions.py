@@ -59,7 +59,7 @@ async def test_a_session_continues_its_conversation_in_a_new_workflow(client: Cl
     assert (row["runs"], row["head"]) == (2, second.state.run_id)
 
 
-async def test_a_session_whose_newest_run_waits_takes_no_new_run(client: Client) -> None:
+async def test_a_session_whose_newest_run_waits_or_left_no_result_takes_no_new_run(client: Client) -> None:
     session = f"s-{uuid.uuid4().hex[:8]}"
     agent = build("prod")
     async with agent_worker(client, agent, task_queue := queue()):
@@ -72,3 +72,9 @@ async def test_a_session_whose_newest_run_waits_takes_no_new_run(client: Client)
             await runs.start("more", session=session)
         await runs.answer(run_id, "q1", False, reason="no")
         assert (await runs.result(run_id)).status == "completed"
+        cut = f"s-{uuid.uuid4().hex[:8]}"
+        cut_run = await runs.start("go", session=cut)
+        await waiting(runs, cut_run)
+        await client.get_workflow_handle(cut_run).terminate("operator")
+        with pytest.raises(h.ConfigError, match="workflow is terminated"):
+            await runs.start("more", session=cut)

@@ -100,6 +100,14 @@ async def head_messages(client: Client, session: str) -> list[Message]:
             key="session",
             value=session,
         )
+    if described.status != WorkflowExecutionStatus.COMPLETED:
+        ended = described.status.name.lower() if described.status else "unknown"
+        raise ConfigError(
+            f"session {session}'s newest run ({head.run_id}) ended without a result (its "
+            f"workflow is {ended}): there is no conversation to continue",
+            key="session",
+            value=session,
+        )
     return RunState.from_json(await handle.result()).messages
 
 
