@@ -59,7 +59,9 @@ async def test_a_session_continues_its_conversation_in_a_new_workflow(client: Cl
     assert (row["runs"], row["head"]) == (2, second.state.run_id)
 
 
-async def test_a_session_whose_newest_run_waits_or_left_no_result_takes_no_new_run(client: Client) -> None:
+async def test_a_session_whose_newest_run_waits_or_left_no_result_takes_no_new_run(
+    client: Client,
+) -> None:
     session = f"s-{uuid.uuid4().hex[:8]}"
     agent = build("prod")
     async with agent_worker(client, agent, task_queue := queue()):
