@@ -7,10 +7,12 @@ cannot drift apart.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hookagent._run_setup import RunSetup
 from hookagent.hooks._engine import fold
+from hookagent.hooks._hook import Hook
 from hookagent.hooks._points import SHOULD_CONTINUE
 from hookagent.hooks._watch import HookWatch
 from hookagent.kernel._approval import Approver
@@ -25,6 +27,13 @@ if TYPE_CHECKING:
     from hookagent._agent import Agent
 
 __all__ = ["run_context"]
+
+
+def _at(
+    hooks: Dispatcher,
+) -> tuple[tuple[Hook[Any], ...] | None, Callable[[], tuple[Hook[Any], ...] | None]]:
+    """The hooks at should_continue now, and how to read them again."""
+    return hooks.wants(SHOULD_CONTINUE), lambda: hooks.wants(SHOULD_CONTINUE)
 
 
 def run_context(
@@ -67,5 +76,5 @@ def run_context(
         kept=layer is not None,
         elapsed_before=state.elapsed,
         # a layer that keeps the run journals every fold, so its runs fold every step
-        quiet_continue=quiet_continue(hooks.wants(SHOULD_CONTINUE)) if layer is None else None,
+        quiet_continue=None if layer is not None else quiet_continue(*_at(hooks)),
     )

@@ -76,7 +76,7 @@ async def test_a_run_ends_as_when_every_step_folds(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     quick = await RUNS[name]().build().run("go")
-    monkeypatch.setattr(_run_context, "quiet_continue", lambda hooks: None)
+    monkeypatch.setattr(_run_context, "quiet_continue", lambda *hooks: None)
     folded = await RUNS[name]().build().run("go")
     assert outline(quick) == outline(folded)
 
@@ -130,3 +130,22 @@ def test_the_test_exists_only_for_the_limits_own_hooks() -> None:
     assert quiet_continue(None) is None
     other = make_hook(h.SHOULD_CONTINUE, never_continue)
     assert quiet_continue((*hooks(StepLimit(3), ToolCallPresence()), other)) is None
+
+
+async def test_a_hook_added_to_should_continue_during_a_run_runs_from_then_on() -> None:
+    seen: list[int] = []
+
+    def watch(event: ContinueEvent) -> None:
+        seen.append(event.step)
+
+    agent = h.AgentBuilder().model(calls_then_answer(4)).tools(ping).build()
+    added: list[bool] = []
+
+    def add_once(event: Any) -> None:
+        if not added:
+            added.append(True)
+            agent.registry.add(make_hook(h.SHOULD_CONTINUE, watch, name="late"))
+
+    agent.registry.add(make_hook(h.AFTER_STEP, add_once, name="adds"))
+    await agent.run("go")
+    assert seen == [1, 2, 3, 4, 5]

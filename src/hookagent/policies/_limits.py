@@ -89,13 +89,17 @@ class _Reached:
         return None
 
 
-def quiet_continue(hooks: tuple[Hook[Any], ...] | None) -> Callable[[RunView], bool] | None:
+def quiet_continue(
+    hooks: tuple[Hook[Any], ...] | None,
+    current: Callable[[], tuple[Hook[Any], ...] | None] | None = None,
+) -> Callable[[RunView], bool] | None:
     """For the hooks at should_continue: when they are only the limits' own, with a
     `ToolCallPresence`, a test of whether their fold after a step in which the model called
     tools is presence's routine continue (no limit reached), which records nothing. The
     kernel then goes on to the next step without building the event or folding; when a
     limit is reached the fold runs and records the stop as ever. None when any other hook
-    listens there: then every step folds."""
+    listens there: then every step folds. `current()` gives the point's hooks as they are
+    now: once a hook is added or removed during the run, every step folds."""
     gauges: list[tuple[Callable[[RunView], float], float]] = []
     presence = False
     for hook in hooks or ():
@@ -113,6 +117,8 @@ def quiet_continue(hooks: tuple[Hook[Any], ...] | None) -> Callable[[RunView], b
     limits = tuple(gauges)
 
     def under(run: RunView) -> bool:
+        if current is not None and current() is not hooks:
+            return False  # the hooks changed since: the fold decides
         for measure, ceiling in limits:  # noqa: SIM110  # no generator: this runs every step
             if measure(run) >= ceiling:
                 return False
