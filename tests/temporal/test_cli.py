@@ -87,7 +87,7 @@ def test_what_a_run_on_temporal_cannot_honour_is_refused_on_the_command_line(
     ]:
         refused = hookagent(tmp_path, "run", "hi", *flags, *extra)
         assert refused.returncode == 2 and named in refused.stderr, refused.stderr
-    for answer in (["approve", "r1", "--scope", "session"], ["deny", "r1", "--resume"]):
+    for answer in (["approve", "r1", "--scope", "always"], ["deny", "r1", "--resume"]):
         refused = hookagent(tmp_path, *answer, "--reason", "x", "--temporal", "127.0.0.1:1")
         assert refused.returncode == 2, refused.stderr
         assert ("--scope" if "approve" in answer else "--resume") in refused.stderr

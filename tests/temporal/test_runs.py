@@ -112,8 +112,9 @@ async def test_an_ask_pauses_the_workflow_until_an_update_answers_it(client: Cli
         assert (await runs.calls(run_id))["c0"]["state"] == "planned"
         with pytest.raises(WorkflowUpdateFailedError):  # no such question
             await runs.answer(run_id, "q9", True)
-        with pytest.raises(WorkflowUpdateFailedError):  # sessions are not kept here
-            await runs.answer(run_id, "q1", True, scope="session")
+        with pytest.raises(WorkflowUpdateFailedError, match="update failed"):  # stale
+            await runs.answer(run_id, "q1", True, seen="another call's fingerprint")
+        assert question["fingerprint"]
         await runs.answer(run_id, "q1", True, reason="looks fine", by="ops", scope="run")
         result = await runs.result(run_id)  # the second deploy is covered by scope run
         await replays(client, run_id)

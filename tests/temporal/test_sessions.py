@@ -13,8 +13,8 @@ from temporalio.client import Client
 
 import hookagent as h
 from hookagent.temporal import TemporalRuns, agent_worker
-from hookagent.testing import ScriptedModel, reply
-from temporal.test_runs import build, queue, waiting
+from hookagent.testing import ScriptedModel, reply, turn
+from temporal.test_runs import build, deploy, queue, waiting
 
 pytestmark = pytest.mark.temporal
 
@@ -80,3 +80,67 @@ async def test_a_session_whose_newest_run_waits_or_left_no_result_takes_no_new_r
         await client.get_workflow_handle(cut_run).terminate("operator")
         with pytest.raises(h.ConfigError, match="workflow is terminated"):
             await runs.start("more", session=cut)
+
+
+def deploying(runs_: int) -> h.Agent:
+    """An agent asking before each prod deploy, for `runs_` runs of one session."""
+    script = [turn("", {"name": "deploy", "args": {"env": "prod"}, "id": "c1"}), reply("ok")]
+    return build_with(script * runs_)
+
+
+def build_with(script: list[Any]) -> h.Agent:
+    def ask(event: h.ToolCallEvent) -> h.HookResult:
+        return h.HookResult.ask("Deploy?")
+
+    return (
+        h.AgentBuilder()
+        .model(ScriptedModel(script))
+        .tools(deploy)
+        .on(h.BEFORE_TOOL, ask, name="ask")
+        .build()
+    )
+
+
+async def answered_in(runs: TemporalRuns, session: str, approved: bool, **answer: Any) -> Any:
+    """Run 1 of `session` asks and is answered; run 2 of the session starts: what it does."""
+    first = await runs.start("deploy", session=session)
+    await waiting(runs, first)
+    await runs.answer(first, "q1", approved, **answer)
+    assert (await runs.result(first)).status == "completed"
+    await asyncio.sleep(0.6)  # past a ttl of 0.5 s
+    return await runs.start("deploy again", session=session)
+
+
+async def test_an_approval_of_scope_session_covers_the_call_in_the_sessions_next_runs(
+    client: Client,
+) -> None:
+    agent = deploying(3)
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        session = f"s-{uuid.uuid4().hex[:8]}"
+        second = await answered_in(runs, session, True, scope="session", by="ops")
+        result = await runs.result(second)  # not asked: the approval of run 1 covers it
+        third = await runs.result(await runs.start("once more", session=session))
+    for ran in (result, third):
+        assert ran.status == "completed"
+        assert ran.tool_calls[0].result.content.startswith("deployed to prod")
+        assert any("ops via approval (scope session)" in str(d) for d in ran.decisions)
+
+
+async def test_a_denial_or_an_approval_of_scope_run_or_past_its_ttl_does_not_carry(
+    client: Client,
+) -> None:
+    agent = deploying(2 * 3)
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        for approved, answer in [
+            (False, {"reason": "no"}),
+            (True, {"scope": "run"}),
+            (True, {"scope": "session", "ttl": 0.5}),
+        ]:
+            session = f"s-{uuid.uuid4().hex[:8]}"
+            second = await answered_in(runs, session, approved, **answer)
+            [question] = await waiting(runs, second)  # asked again
+            assert question["tool_name"] == "deploy"
+            await runs.answer(second, "q1", False, reason="done")
+            await runs.result(second)

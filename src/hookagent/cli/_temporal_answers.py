@@ -1,7 +1,7 @@
 """Answering a run on Temporal from the command line: `hookagent approve|deny RUN [CALL]
 --temporal HOST:PORT`, and `hookagent temporal approve|deny RUN QUESTION`. Each answer is
 the `answer` workflow update, with the JSON a store takes (`answer_json`: the same
-fingerprint and scope rules); scope `session` is refused, as are the store's options."""
+fingerprint and scope rules); the store's options are refused."""
 
 from __future__ import annotations
 
@@ -45,10 +45,11 @@ def answer_on_temporal(
     from hookagent.cli._temporal_server import on_server
     from hookagent.durable._answers import answer_json
     from hookagent.temporal._client import answer, waiting
+    from hookagent.temporal._questions import SCOPES
 
-    if scope not in ("once", "run"):
-        raise ConfigError("must be once or run on Temporal", key="--scope", value=scope)
-    reach: Scope = "run" if scope == "run" else "once"
+    if scope not in SCOPES:
+        raise ConfigError(f"must be one of {', '.join(SCOPES)}", key="--scope", value=scope)
+    reach: Scope = scope  # type: ignore[assignment]
 
     async def go(client: Client) -> list[dict[str, Any]]:
         found = await waiting(client, run_id)

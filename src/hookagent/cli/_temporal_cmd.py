@@ -121,7 +121,10 @@ ReasonOpt = Annotated[str | None, typer.Option("--reason", metavar="TEXT")]
 ScopeOpt = Annotated[
     str,
     typer.Option(
-        "--scope", metavar="once|run", help="run: also later calls with the same fingerprint."
+        "--scope",
+        metavar="once|run|session",
+        help="run: also later calls with the same fingerprint; session: in the session's "
+        "later runs too.",
     ),
 ]
 

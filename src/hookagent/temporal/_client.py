@@ -16,16 +16,18 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from hookagent._agent import Agent
 from hookagent._errors import ConfigError
+from hookagent._messages import Message
 from hookagent.durable import _codec as codec
 from hookagent.durable._answers import Scope, answer_json
 from hookagent.hooks._decision import Decision
 from hookagent.kernel._result import RunResult
 from hookagent.kernel._state import RunState
+from hookagent.temporal._questions import MEMO_APPROVALS, Approval
 from hookagent.temporal._sessions import (
     SESSION,
     RunEntry,
     ensure_session_attribute,
-    head_messages,
+    head,
     inspect,
     session_runs,
     sessions,
@@ -65,10 +67,11 @@ class TemporalRuns:
         the session's newest run (`sessions`); `limits` and `output_type` are the run's own,
         as in `Agent.run`."""
         run_id = run_id or uuid.uuid4().hex
-        messages = []
+        messages: list[Message] = []
+        approvals: list[Approval] = []
         if session is not None:
             await ensure_session_attribute(self.client)
-            messages = await head_messages(self.client, session)
+            messages, approvals = await head(self.client, session)
         task = run_task(
             self._agent,
             prompt,
@@ -78,12 +81,16 @@ class TemporalRuns:
             limits=limits,
             output_type=output_type,
         )
+        task["approvals"] = approvals
+        memo = {"prompt": prompt, "policy": task["policy"]}
+        if approvals:
+            memo[MEMO_APPROVALS] = approvals
         await self.client.start_workflow(
             WORKFLOW,
             task,
             id=run_id,
             task_queue=self.task_queue,
-            memo={"prompt": prompt},
+            memo=memo,
             search_attributes=TypedSearchAttributes(
                 [SearchAttributePair(SESSION, session)] if session is not None else []
             ),
@@ -146,21 +153,28 @@ class TemporalRuns:
         by: str = "cli",
         scope: Scope = "once",
         ttl: float | None = None,
+        seen: str | None = None,
     ) -> None:
         """Answer question `question_id` of run `run_id` with an update, as a store takes an
-        answer (`answer_json`); refused if it does not wait, or `scope` is `session`."""
+        answer (`answer_json`); refused if it does not wait, or if `seen` (the fingerprint
+        the answerer read) is not the question's now."""
         given = answer_json(approved, reason=reason, by=by, scope=scope, ttl=ttl)
-        await answer(self.client, run_id, question_id, given)
+        await answer(self.client, run_id, question_id, given, seen=seen)
 
     def _handle(self, run_id: str) -> WorkflowHandle[Any, Any]:
         return self.client.get_workflow_handle(run_id)
 
 
-async def answer(client: Client, run_id: str, question_id: str, given: str) -> None:
+async def answer(
+    client: Client, run_id: str, question_id: str, given: str, *, seen: str | None = None
+) -> None:
     """Answer question `question_id` of run `run_id` with the update `answer`, carrying
-    `given` (`answer_json`)."""
+    `given` (`answer_json`) and the fingerprint `seen`, if any, that it must still have."""
+    data = json.loads(given)
+    if seen is not None:
+        data["fingerprint"] = seen
     handle = client.get_workflow_handle(run_id)
-    await handle.execute_update(AgentRun.answer, args=[question_id, json.loads(given)])
+    await handle.execute_update(AgentRun.answer, args=[question_id, data])
 
 
 async def waiting(client: Client, run_id: str) -> list[dict[str, Any]]:

@@ -5,13 +5,18 @@ question's timeout; a waiting workflow holds no worker) until an update answers 
 same JSON a store takes (`durable.answers.answer_json`: approved, reason, by, scope, ttl,
 updated_args). With no answer in time, the question's default applies. An approval with
 scope `run` covers later questions of the run with the same fingerprint (the tool, its
-canonical arguments and the agent's policy version), for `ttl` seconds when given.
+canonical arguments and the agent's policy version), for `ttl` seconds when given; one with
+scope `session` covers them in the session's later runs too, which start with it (`inherited`).
+
+The waiting questions and the session's approvals are also the workflow's memo (`questions`,
+`approvals`), so that visibility lists them without a worker: an inbox reads the questions
+there, and a session's next run its approvals.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Final, final
 
@@ -20,26 +25,33 @@ from temporalio import workflow
 from hookagent.durable._answers import fingerprint, question_json
 from hookagent.kernel._approval import Answer, Question
 
-__all__ = ["Questions", "SCOPES"]
+__all__ = ["MEMO_APPROVALS", "MEMO_QUESTIONS", "SCOPES", "Approval", "Questions"]
 
-SCOPES: Final = ("once", "run")
-"""Scopes an answer may have here. `session` needs sessions, which a run on Temporal does
-not keep: an answer with it is refused, not narrowed."""
+SCOPES: Final = ("once", "run", "session")
+MEMO_QUESTIONS: Final = "questions"
+MEMO_APPROVALS: Final = "approvals"
+Approval = tuple[str, dict[str, Any], float]
+"""An approval that reaches further than its question: fingerprint, answer, when given."""
 
 
 @final
 class Questions:
     """The questions of one run: pending, answered, and the approvals that reach further."""
 
-    def __init__(self, policy_version: str, carried: Mapping[str, Any] | None = None) -> None:
-        """`carried`: what `carried()` gave the workflow this run continued from."""
+    def __init__(
+        self,
+        policy_version: str,
+        carried: Mapping[str, Any] | None = None,
+        inherited: Sequence[Approval] = (),
+    ) -> None:
+        """`carried`: what `carried()` gave the workflow this run continued from;
+        `inherited`: the approvals of scope session of the session's runs before."""
         self._policy = policy_version
         self.pending: dict[str, dict[str, Any]] = {}
         """By question id, each question waiting now (`question_json`, its id and when)."""
         self._answers: dict[str, dict[str, Any]] = {}
-        self._approvals: list[tuple[str, dict[str, Any], float]] = [
-            (mark, data, at) for mark, data, at in (carried or {}).get("approvals", ())
-        ]
+        given = (carried or {}).get("approvals", inherited)
+        self._approvals: list[Approval] = [(mark, data, at) for mark, data, at in given]
         self._asked: int = (carried or {}).get("asked", 0)
 
     def carried(self) -> dict[str, Any]:
@@ -56,7 +68,13 @@ class Questions:
             raise ValueError("an answer needs `approved`: true or false")
         scope = answer.get("scope", "once")
         if scope not in SCOPES:
-            raise ValueError(f"scope {scope!r} is not one of {', '.join(SCOPES)} on Temporal")
+            raise ValueError(f"scope {scope!r} is not one of {', '.join(SCOPES)}")
+        seen = answer.get("fingerprint")
+        if seen is not None and seen != self.pending[question_id]["fingerprint"]:
+            raise ValueError(
+                f"question {question_id!r} is about another call than the one answered "
+                "(its fingerprint changed): read it again"
+            )
 
     def answer(self, question_id: str, answer: Mapping[str, Any]) -> None:
         self.check(question_id, answer)
@@ -73,8 +91,10 @@ class Questions:
         self.pending[ask_id] = {
             "id": ask_id,
             "asked_at": workflow.now().timestamp(),
+            "fingerprint": mark,
             **json.loads(question_json(question)),
         }
+        self._memo()
         timeout = timedelta(seconds=question.timeout) if question.timeout is not None else None
         try:
             await workflow.wait_condition(lambda: ask_id in self._answers, timeout=timeout)
@@ -84,18 +104,37 @@ class Questions:
             return Answer(approved=approved, by="default", reason=why)
         finally:
             del self.pending[ask_id]
+            self._memo()
         data = self._answers.pop(ask_id)
-        if data["approved"] and data.get("scope", "once") == "run":
+        scope = data.get("scope", "once")
+        if data["approved"] and scope != "once":
             self._approvals.append((mark, data, workflow.now().timestamp()))
+            if scope == "session":
+                workflow.upsert_memo({MEMO_APPROVALS: self.session_approvals()})
         return _answer(data, f"question {ask_id}")
+
+    def session_approvals(self) -> list[Approval]:
+        """The approvals of scope session still in force: what the session's next run
+        starts with (a denial never reaches further than its question)."""
+        now = workflow.now().timestamp()
+        return [a for a in self._approvals if a[1].get("scope") == "session" and _live(a, now)]
+
+    def _memo(self) -> None:
+        workflow.upsert_memo({MEMO_QUESTIONS: list(self.pending.values()) or None})
 
     def _covered(self, mark: str) -> Answer | None:
         now = workflow.now().timestamp()
-        for approved, data, at in self._approvals:
-            ttl = data.get("ttl")
-            if approved == mark and (ttl is None or at + float(ttl) > now):
-                return _answer(data, "approval (scope run)")
+        for approval in self._approvals:
+            found, data, _ = approval
+            if found == mark and _live(approval, now):
+                return _answer(data, f"approval (scope {data.get('scope', 'run')})")
         return None
+
+
+def _live(approval: Approval, now: float) -> bool:
+    """Whether `approval` is in force at `now` (its `ttl` not past)."""
+    ttl = approval[1].get("ttl")
+    return ttl is None or approval[2] + float(ttl) > now
 
 
 def _answer(data: Mapping[str, Any], via: str) -> Answer:

@@ -3,9 +3,11 @@ the server's visibility by the `HookagentSession` search attribute (a keyword, r
 on first use: `ensure_session_attribute`).
 
 A new run of a session continues its conversation: it starts with the messages of the
-session's newest run, read from that run's result. A session whose newest run has not
-ended is refused, as on a store. A run continued as new is one run (one workflow id) over
-several executions; the listings show each run once, as its newest execution stands.
+session's newest run, read from that run's result, and with the approvals of scope session
+still in force there, read from that run's memo (`questions.MEMO_APPROVALS`). A session
+whose newest run has not ended is refused, as on a store. A run continued as new is one run
+(one workflow id) over several executions; the listings show each run once, as its newest
+execution stands.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from temporalio.common import SearchAttributeKey
 from hookagent._errors import ConfigError
 from hookagent._messages import Message
 from hookagent.kernel._state import RunState
+from hookagent.temporal._questions import MEMO_APPROVALS, Approval
 
 __all__ = [
     "SESSION",
     "RunEntry",
     "ensure_session_attribute",
-    "head_messages",
+    "head",
     "inspect",
     "session_runs",
     "sessions",
@@ -85,11 +88,12 @@ async def sessions(client: Client, limit: int = 1000) -> list[dict[str, Any]]:
     return list(found.values())
 
 
-async def head_messages(client: Client, session: str) -> list[Message]:
-    """The conversation the next run of `session` continues (none for a new session)."""
+async def head(client: Client, session: str) -> tuple[list[Message], list[Approval]]:
+    """The conversation the next run of `session` continues and the approvals of scope
+    session it starts with (none for a new session)."""
     runs = await session_runs(client, session)
     if not runs:
-        return []
+        return [], []
     head = runs[0]
     handle = client.get_workflow_handle(head.run_id)
     described = await handle.describe()  # visibility may lag: ask the run itself
@@ -108,7 +112,9 @@ async def head_messages(client: Client, session: str) -> list[Message]:
             key="session",
             value=session,
         )
-    return RunState.from_json(await handle.result()).messages
+    messages = RunState.from_json(await handle.result()).messages
+    approvals = (await described.memo()).get(MEMO_APPROVALS) or []
+    return messages, [(mark, data, at) for mark, data, at in approvals]
 
 
 async def inspect(client: Client, run_id: str) -> tuple[RunEntry, RunState, list[dict[str, Any]]]:

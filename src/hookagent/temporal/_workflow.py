@@ -89,7 +89,11 @@ class AgentRun:
             )
         else:
             self._state = RunState.from_json(carried["state"])
-        questions = Questions(served.agent.policy_version, (carried or {}).get("questions"))
+        questions = Questions(
+            served.agent.policy_version,
+            (carried or {}).get("questions"),
+            inherited=task.get("approvals") or (),
+        )
         self._setup = setup_of(served.agent, task)
         self._layer = TemporalLayer(
             questions,
