@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -65,6 +65,15 @@ def worker(
             metavar="EVENTS", min=20, help="History events after which a run continues as new."
         ),
     ] = 5000,
+    payload_limit: Annotated[
+        int,
+        typer.Option(
+            metavar="BYTES",
+            min=1024,
+            help="Bytes a model request or a continue-as-new may carry (at most the "
+            "server's blob size limit, 2 MiB by default).",
+        ),
+    ] = 2_000_000,
 ) -> None:
     """Serve the agent these flags build (as `run` builds it) until Ctrl-C."""
     options = RunOptions(
@@ -76,19 +85,18 @@ def worker(
         allow_bash=allow_bash,
         system=system,
     )
-    exit_now(guarded(lambda: _serve(options, address, task_queue, heartbeat, history)))
+    limits = {"heartbeat": heartbeat, "history": history, "payload_limit": payload_limit}
+    exit_now(guarded(lambda: _serve(options, address, task_queue, limits)))
 
 
-def _serve(
-    options: RunOptions, address: str, task_queue: str, heartbeat: float, history: int
-) -> int:
+def _serve(options: RunOptions, address: str, task_queue: str, limits: dict[str, Any]) -> int:
     from hookagent.temporal import agent_worker
 
     agent = _agent(options)
 
     async def go() -> None:
         client = await reach(address)
-        async with agent_worker(client, agent, task_queue, heartbeat=heartbeat, history=history):
+        async with agent_worker(client, agent, task_queue, **limits):
             typer.echo(f"worker on {address}, task queue {task_queue}", err=True)
             await _forever()
 

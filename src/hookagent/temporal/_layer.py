@@ -40,7 +40,14 @@ from hookagent.kernel._state import RunState
 from hookagent.models._base import Model, ToolSpec
 from hookagent.temporal import _events as events
 from hookagent.temporal._questions import Questions
-from hookagent.temporal._remote import ONCE, ActivityModel, ActivityTool, InDoubt, Timeouts
+from hookagent.temporal._remote import (
+    ONCE,
+    ActivityModel,
+    ActivityTool,
+    InDoubt,
+    Timeouts,
+    oversize,
+)
 from hookagent.temporal._wire import FOLD, RECONCILE
 from hookagent.tools._base import Tool, ToolResult
 from hookagent.tools._traits import ToolTraits
@@ -207,14 +214,25 @@ class TemporalLayer:
 
     async def turn(self, state: RunState) -> None:
         """The workflow's history is the run's record, so there is no checkpoint to take;
-        a run whose history has grown long continues as new here, with its state."""
+        a run whose history has grown long continues as new here, with its state (unless
+        that state is over the payload limit: then its history grows instead)."""
         info = workflow.info()
         if state.stop_reason is None and (
             info.is_continue_as_new_suggested()
             or info.get_current_history_length() >= self._history
         ):
             await workflow.wait_condition(workflow.all_handlers_finished)
-            workflow.continue_as_new(self._carry(state))
+            carried = self._carry(state)
+            size = oversize(carried, self._timeouts.payload)
+            if size is None:
+                workflow.continue_as_new(carried)
+            workflow.logger.warning(  # the history grows instead, and the run goes on
+                "run %s goes on without continuing as new: its state is %d bytes, over the "
+                "%d-byte payload limit",
+                state.run_id,
+                size,
+                self._timeouts.payload,
+            )
 
     async def settle(self, question: Question, index: int, asking: Asking) -> Answer:
         """permission_request hooks first, then an approval in scope or someone's answer."""

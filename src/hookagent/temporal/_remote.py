@@ -8,19 +8,25 @@ A model call is retried by Temporal when its worker is lost (noticed by its hear
 asking again has no effect).
 A tool call is retried so only when the tool is `idempotent`; otherwise it gets one attempt,
 and a lost worker leaves it **in doubt** (`InDoubt`), never run twice.
+
+A model request carries the whole conversation. One over the payload limit (`Timeouts.
+payload`: Temporal refuses a payload over 2 MB by default) is not sent: the run fails with a
+`ModelError` naming the run, the size and what to do, rather than with the server's error.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any, final
+from typing import Any, Final, final
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 
+from hookagent._errors import ModelError
 from hookagent.durable import _codec as codec
 from hookagent.kernel._state import RunState
 from hookagent.models._base import Model, ModelRequest, ModelResponse, ToolSpec
@@ -28,7 +34,10 @@ from hookagent.models._stand_in import StandIn
 from hookagent.temporal._wire import MODEL, TOOL, raised
 from hookagent.tools._base import ToolContext, ToolResult
 
-__all__ = ["ONCE", "ActivityModel", "ActivityTool", "InDoubt", "Timeouts"]
+__all__ = ["ONCE", "PAYLOAD", "ActivityModel", "ActivityTool", "InDoubt", "Timeouts", "oversize"]
+
+PAYLOAD: Final = 2_000_000
+"""Bytes a payload may have by default: under the 2 MiB a Temporal server refuses."""
 
 
 class InDoubt(BaseException):
@@ -38,14 +47,25 @@ class InDoubt(BaseException):
 
 @final
 class Timeouts:
-    """How long activities may take, and how soon a lost worker is noticed."""
+    """How long activities may take, how soon a lost worker is noticed, and how many bytes
+    a payload a run sends (a model request, a continue-as-new) may have."""
 
-    __slots__ = ("heartbeat", "model", "tool")
+    __slots__ = ("heartbeat", "model", "payload", "tool")
 
-    def __init__(self, *, model: float, tool: float, heartbeat: float) -> None:
+    def __init__(
+        self, *, model: float, tool: float, heartbeat: float, payload: int = PAYLOAD
+    ) -> None:
         self.model = timedelta(seconds=model)
         self.tool = timedelta(seconds=tool)
         self.heartbeat = timedelta(seconds=heartbeat)
+        self.payload = payload
+
+
+def oversize(data: Any, limit: int) -> int | None:
+    """The size of `data` as the payload converter writes it (compact JSON), if over
+    `limit` bytes."""
+    size = len(json.dumps(data, separators=(",", ":")).encode())
+    return size if size > limit else None
 
 
 ONCE = RetryPolicy(maximum_attempts=1)
@@ -62,9 +82,22 @@ class ActivityModel(StandIn):
         self._timeouts = timeouts
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
+        sent = codec.dump_field("request", request)
+        size = oversize(sent, self._timeouts.payload)
+        if size is not None:
+            raise ModelError(
+                f"run {workflow.info().workflow_id}: the model request is {size} bytes, over "
+                f"the {self._timeouts.payload}-byte payload limit of a run on Temporal: its "
+                "conversation has grown too long to send. Give the agent Summarization (it "
+                "compacts what a request carries), or continue from a summary in a new "
+                "session; continuing as new (--history) does not shorten it",
+                provider="temporal",
+                model=self.name,
+                transient=False,
+            )
         data: dict[str, Any] = await workflow.execute_activity(
             MODEL,
-            codec.dump_field("request", request),
+            sent,
             start_to_close_timeout=self._timeouts.model,
             heartbeat_timeout=self._timeouts.heartbeat,
         )

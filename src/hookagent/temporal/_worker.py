@@ -14,7 +14,7 @@ from temporalio.worker import Worker
 
 from hookagent._agent import Agent
 from hookagent.temporal._activities import AgentActivities
-from hookagent.temporal._remote import Timeouts
+from hookagent.temporal._remote import PAYLOAD, Timeouts
 from hookagent.temporal._task import check_agent
 from hookagent.temporal._workflow import AgentRun, Served, serve
 
@@ -39,6 +39,7 @@ def agent_worker(
     max_cached_workflows: int = 1000,
     history: int = HISTORY,
     sticky_timeout: float = 10.0,
+    payload_limit: int = PAYLOAD,
 ) -> Worker:
     """A worker for `agent`'s runs on `task_queue` (run it with `async with` or `.run()`).
     `max_cached_workflows`: runs kept in memory between their steps; one that is not is
@@ -46,9 +47,13 @@ def agent_worker(
     number of events after which a run continues as new (Temporal may suggest it sooner).
     `sticky_timeout`: seconds a run's next step waits for the worker that ran its last one
     before any worker of the queue takes it (how soon a lost worker's runs move on).
+    `payload_limit`: bytes a model request or a continue-as-new may carry (the server's
+    blob size limit, 2 MiB by default, is the most it may be).
     An agent with subagents is refused (`task.check_agent`)."""
     check_agent(agent)
-    timeouts = Timeouts(model=model_timeout, tool=tool_timeout, heartbeat=heartbeat)
+    timeouts = Timeouts(
+        model=model_timeout, tool=tool_timeout, heartbeat=heartbeat, payload=payload_limit
+    )
     serve(Served(agent, timeouts, history))
     activities = AgentActivities(agent, heartbeat)
     return Worker(
