@@ -77,13 +77,16 @@ async def test_what_a_run_on_temporal_cannot_honour_is_refused_naming_it(
         assert refused.value.key == named, refused.value
     with pytest.raises(h.ConfigError, match="not streamed"):
         runs.stream("go")
-    helper = AgentSpec(name="helper", description="Helps.", system_prompt="You help.")
+    helper = AgentSpec(
+        name="helper", description="Helps.", system_prompt="You help.", model="nowhere:x"
+    )
     with_children = (
         h.AgentBuilder().model(ScriptedModel([])).with_(Subagents(AgentRegistry([helper]))).build()
     )
-    for refused_call in (
+    for refused_call in (  # a subagent that cannot be built, before any workflow starts
         lambda: agent_worker(client, with_children, "nowhere"),
         lambda: TemporalRuns(with_children, client, "nowhere"),
     ):
-        with pytest.raises(h.ConfigError, match="subagents"):
+        with pytest.raises(h.ConfigError, match="unknown model provider 'nowhere'") as refused:
             refused_call()
+        assert refused.value.key == "subagent 'helper'", refused.value

@@ -5,7 +5,11 @@ or in the model call after it), it waits while a `hold` file exists, so that a t
 the process there; or, if a `crash` file exists, it raises `Crash` once (a process dying
 in-process, for the store backends).
 
-    python worker_process.py ADDRESS TASK_QUEUE FOLDER NAME plain|reconciles|idempotent tool|model
+With kind `subagent`, a parent's `logger` subagent runs the scenario (its model holds).
+
+    python worker_process.py ADDRESS TASK_QUEUE FOLDER NAME KIND tool|model
+
+KIND: plain, reconciles, idempotent or subagent.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import hookagent as h
+from hookagent.capabilities.subagents import AgentRegistry, AgentSpec, Subagents
 from hookagent.temporal import agent_worker, connect
 from hookagent.testing import ScriptedModel, reply, turn
 
@@ -81,10 +86,34 @@ class HoldingModel:
 
 
 def build(folder: Path, kind: str = "plain", where: str = "tool") -> h.Agent:
-    """`kind`: plain, reconciles (the tool reconciles) or idempotent (the tool says so)."""
+    """`kind`: plain, reconciles (the tool reconciles), idempotent (the tool says so) or
+    subagent (a subagent runs the scenario)."""
+    if kind == "subagent":
+        return with_subagent(folder, where)
     tool = Reconciling(folder, where) if kind == "reconciles" else Append(folder, where)
     tool.idempotent = kind == "idempotent"
     return h.AgentBuilder().model(HoldingModel(folder, where)).tools(tool).build()
+
+
+def with_subagent(folder: Path, where: str) -> h.Agent:
+    """A parent that asks its `logger` subagent to append, and answers `logged`."""
+    logger = AgentSpec(
+        name="logger", description="Logs.", system_prompt="You log.", model="logger-model"
+    )
+    args = {"description": "log", "prompt": "log L0", "subagent_type": "logger"}
+    return (
+        h.AgentBuilder()
+        .model(
+            ScriptedModel(
+                [turn("", {"name": "Agent", "args": args, "id": "a1"}), reply("logged")],
+                by_history=True,
+            )
+        )
+        .model_alias("logger-model", HoldingModel(folder, where))
+        .tools(Append(folder, where))
+        .with_(Subagents(AgentRegistry([logger])))
+        .build()
+    )
 
 
 async def main(address: str, queue: str, folder: Path, name: str, kind: str, where: str) -> None:

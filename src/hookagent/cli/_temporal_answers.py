@@ -40,8 +40,9 @@ def answer_on_temporal(
     ttl: float | None = None,
     json_output: bool = False,
 ) -> int:
-    """Answer the questions run `run_id` waits on (only the one whose id or call id is
-    `which`, if given); refused if it waits on none that match."""
+    """Answer the questions run `run_id` and its subagents wait on (only the one whose id
+    or call id is `which`, if given: the run's own, else the first subagent's that asks
+    one); refused if they wait on none that match."""
     from hookagent.cli._temporal_server import on_server
     from hookagent.durable._answers import answer_json
     from hookagent.temporal._client import answer, waiting
@@ -54,6 +55,8 @@ def answer_on_temporal(
     async def go(client: Client) -> list[dict[str, Any]]:
         found = await waiting(client, run_id)
         chosen = [q for q in found if which is None or which in (q["id"], q.get("call_id"))]
+        if which is not None:  # question ids repeat across runs: one run's
+            chosen = [q for q in chosen if q["run_id"] == chosen[0]["run_id"]]
         if not chosen:
             asked = ", ".join(f"{q['id']} (call {q.get('call_id')})" for q in found) or "none"
             named = f" {which}" if which else ""
@@ -63,14 +66,16 @@ def answer_on_temporal(
             )
         given = answer_json(approved, reason=reason, by="cli", scope=reach, ttl=ttl)
         for question in chosen:
-            await answer(client, run_id, question["id"], given)
+            await answer(client, question["run_id"], question["id"], given)
         return chosen
 
     answered = on_server(address, go, run_id)
     verb = "approved" if approved else "denied"
     if json_output:
-        rows = [{"run_id": run_id, "question": q["id"], verb: True} for q in answered]
+        rows = [{"run_id": q["run_id"], "question": q["id"], verb: True} for q in answered]
         typer.echo(json.dumps(rows, indent=2))
     for question in [] if json_output else answered:
-        typer.echo(f"{verb} {question['id']} ({question.get('tool_name')}) of run {run_id}")
+        typer.echo(
+            f"{verb} {question['id']} ({question.get('tool_name')}) of run {question['run_id']}"
+        )
     return 0

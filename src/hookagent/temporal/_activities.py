@@ -31,7 +31,8 @@ from hookagent.kernel._state import RunState
 from hookagent.kernel._view import RunView
 from hookagent.models._received import received
 from hookagent.temporal import _events as events
-from hookagent.temporal._task import setup_of
+from hookagent.temporal._subagents import relaying
+from hookagent.temporal._task import agent_of, setup_of
 from hookagent.temporal._wire import FOLD, MODEL, RECONCILE, TOOL, failure
 from hookagent.tools._base import ToolContext
 
@@ -67,18 +68,21 @@ class AgentActivities:
             assert current is not None, "an activity runs in a task"
             watch.track(current)
         try:
-            folded = await fold(point, hooks, event, watch)
+            with relaying(self._agent, task, event.run.run_id):
+                folded = await fold(point, hooks, event, watch)
         finally:
             if watch is not None:
                 await watch.close()
         return folds.encode(point, event, folded)
 
     @activity.defn(name=MODEL)
-    async def model(self, request: Any) -> dict[str, Any]:
-        """The model's reply to a request (`durable.codec` field `request`)."""
+    async def model(self, request: Any, agent: str | None = None) -> dict[str, Any]:
+        """The model's reply to a request (`durable.codec` field `request`), asked of the
+        model of the subagent `agent` names, if it names one."""
+        model = agent_of(self._agent, {"agent": agent}).model
         try:
             async with self._beating():
-                asked = await self._agent.model.request(codec.load_field("request", request))
+                asked = await model.request(codec.load_field("request", request))
             response = received(asked)
         except Exception as exc:
             return failure(exc)

@@ -38,9 +38,9 @@ from hookagent.temporal._workflow import WORKFLOW, AgentRun
 __all__ = ["TemporalRuns", "answer", "connect", "waiting"]
 
 
-async def connect(address: str) -> Client:
-    """A client of the Temporal server at `address` (HOST:PORT), default namespace."""
-    return await Client.connect(address)
+async def connect(address: str, namespace: str = "default") -> Client:
+    """A client of the Temporal server at `address` (HOST:PORT), in `namespace`."""
+    return await Client.connect(address, namespace=namespace)
 
 
 @final
@@ -178,5 +178,10 @@ async def answer(
 
 
 async def waiting(client: Client, run_id: str) -> list[dict[str, Any]]:
-    """Run `run_id`'s questions waiting now."""
-    return await client.get_workflow_handle(run_id).query(AgentRun.questions)
+    """Run `run_id`'s questions waiting now, then those of the subagents it runs (each
+    question names the run that asks it, `run_id`: answer it there)."""
+    handle = client.get_workflow_handle(run_id)
+    found = [{**q, "run_id": run_id} for q in await handle.query(AgentRun.questions)]
+    for child in await handle.query(AgentRun.children):
+        found += await waiting(client, child)
+    return found

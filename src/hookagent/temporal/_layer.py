@@ -8,6 +8,8 @@
   that raised does, and the error policy decides;
 - a **question** no hook answers waits in the workflow for an update (`questions`);
 - the **model** is asked through an activity (`remote.ActivityModel`);
+- the **`Agent` tool** of subagents runs here, each child as a child workflow
+  (`subagents.ChildWorkflows`);
 - each **tool call** runs through an activity (`remote.ActivityTool`); the call log keeps
   each call's state (planned, started, done, failed, in_doubt) for queries, and settles a
   call whose worker was lost as a resumed run on a store does (`durable.in_doubt`): the
@@ -24,6 +26,7 @@ from typing import Any, Final, final
 from temporalio import workflow
 
 from hookagent._messages import ToolCall
+from hookagent.capabilities.subagents._capability import AgentTool
 from hookagent.durable import _codec as codec
 from hookagent.durable import _folds as folds
 from hookagent.durable._in_doubt import unless_hooks_rerun
@@ -48,6 +51,7 @@ from hookagent.temporal._remote import (
     Timeouts,
     oversize,
 )
+from hookagent.temporal._subagents import ChildWorkflows
 from hookagent.temporal._wire import FOLD, RECONCILE
 from hookagent.tools._base import Tool, ToolResult
 from hookagent.tools._traits import ToolTraits
@@ -157,8 +161,10 @@ class TemporalLayer:
         *,
         setup: Mapping[str, Any],
         history: int,
+        children: ChildWorkflows,
     ) -> None:
         self.questions = questions
+        self.children = children
         self.calls = TemporalCalls(timeouts, setup)
         self._state = state
         self._timeouts = timeouts
@@ -197,20 +203,23 @@ class TemporalLayer:
         return folds.decode(event, outcome)
 
     def model(self, model: Model, /) -> Model:
-        return ActivityModel(model, self._timeouts)
+        return ActivityModel(model, self._timeouts, self._setup.get("agent"))
 
     def tools(self, tools: Mapping[str, Tool], /) -> Mapping[str, Tool]:
-        """Stand-ins that call each tool through the tool activity."""
-        return {
-            name: ActivityTool(
-                ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters),
-                self._state,
-                idempotent=self._traits[name].idempotent,
-                timeouts=self._timeouts,
-                setup=self._setup,
-            )
-            for name, tool in tools.items()
-        }
+        """Stand-ins that call each tool through the tool activity; the `Agent` tool runs
+        here, each child as a child workflow (`subagents`)."""
+        return {name: self._stand_in(name, tool) for name, tool in tools.items()}
+
+    def _stand_in(self, name: str, tool: Tool) -> Tool:
+        if isinstance(tool, AgentTool):
+            return AgentTool(tool.owner, self.children)
+        return ActivityTool(
+            ToolSpec(name=tool.name, description=tool.description, parameters=tool.parameters),
+            self._state,
+            idempotent=self._traits[name].idempotent,
+            timeouts=self._timeouts,
+            setup=self._setup,
+        )
 
     async def turn(self, state: RunState) -> None:
         """The workflow's history is the run's record, so there is no checkpoint to take;

@@ -77,9 +77,11 @@ _AGAIN = RetryPolicy(maximum_attempts=3)
 class ActivityModel(StandIn):
     """`model` (its name and traits), asked through the model activity."""
 
-    def __init__(self, model: Model, timeouts: Timeouts) -> None:
+    def __init__(self, model: Model, timeouts: Timeouts, agent: str | None = None) -> None:
+        """`agent`: the subagent whose model this is (None: the worker's agent's)."""
         super().__init__(model)
         self._timeouts = timeouts
+        self._agent = agent
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         sent = codec.dump_field("request", request)
@@ -97,7 +99,7 @@ class ActivityModel(StandIn):
             )
         data: dict[str, Any] = await workflow.execute_activity(
             MODEL,
-            sent,
+            args=[sent] if self._agent is None else [sent, self._agent],
             start_to_close_timeout=self._timeouts.model,
             heartbeat_timeout=self._timeouts.heartbeat,
         )

@@ -12,8 +12,12 @@ from typing import Any, Final
 
 from hookagent.durable import _errors as errors
 
-__all__ = ["FOLD", "MODEL", "RECONCILE", "TOOL", "failure", "raised"]
+__all__ = ["FOLD", "MODEL", "RECONCILE", "STOPPING", "TOOL", "WORKFLOW", "failure", "raised"]
 
+WORKFLOW: Final = "hookagent.run"
+"""The workflow of one run (a subagent's run is a child workflow of it)."""
+STOPPING: Final = "subagent_stop"
+"""The update a subagent's run sends its parent's when it is about to stop."""
 MODEL: Final = "hookagent.model"
 """The activity that asks the agent's model."""
 TOOL: Final = "hookagent.tool"

@@ -49,7 +49,8 @@ def agent_worker(
     before any worker of the queue takes it (how soon a lost worker's runs move on).
     `payload_limit`: bytes a model request or a continue-as-new may carry (the server's
     blob size limit, 2 MiB by default, is the most it may be).
-    An agent with subagents is refused (`task.check_agent`)."""
+    Subagents run as child workflows on the same task queue; they are built now
+    (`task.check_agent`)."""
     check_agent(agent)
     timeouts = Timeouts(
         model=model_timeout, tool=tool_timeout, heartbeat=heartbeat, payload=payload_limit

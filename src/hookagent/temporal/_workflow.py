@@ -16,8 +16,12 @@ A run whose history has grown long (`workflow.info().is_continue_as_new_suggeste
 same id gets the run's state, its questions' approvals and its calls, and takes the loop up
 where it was, so a step costs the same at any length of the run.
 
+A subagent's run is a child workflow of its parent's (`subagents`): the task names the
+subagent (`agent`) and the parent run, and the worker runs the child agent `Subagents` builds.
+
 Queries: `state` (the run as `RunState.to_json` has it), `decisions`, `questions` (those
-waiting), `calls` (each tool call's state). Update: `answer(question_id, answer)`. A run of a
+waiting), `calls` (each tool call's state), `children` (the subagents running now). Updates:
+`answer(question_id, answer)`, and `subagent_stop` from a subagent about to stop. A run of a
 session carries the session's name in the `HookagentSession` search attribute, which
 `sessions` lists runs by.
 """
@@ -25,7 +29,7 @@ session carries the session's name in the `HookagentSession` search attribute, w
 from __future__ import annotations
 
 import json
-from typing import Any, Final, final
+from typing import Any, final
 
 from temporalio import workflow
 
@@ -36,11 +40,11 @@ from hookagent.kernel._state import RunState
 from hookagent.temporal._layer import TemporalLayer
 from hookagent.temporal._questions import Questions
 from hookagent.temporal._remote import Timeouts
-from hookagent.temporal._task import messages_of, setup_of
+from hookagent.temporal._subagents import ChildWorkflows
+from hookagent.temporal._task import agent_of, messages_of, setup_of
+from hookagent.temporal._wire import STOPPING, WORKFLOW
 
 __all__ = ["WORKFLOW", "AgentRun", "Served", "serve"]
-
-WORKFLOW: Final = "hookagent.run"
 
 
 @final
@@ -77,12 +81,14 @@ class AgentRun:
                 f"this worker serves no agent of policy version {task['policy']} (the run's "
                 "hooks and tools); start a worker built with the same options"
             )
-        self._served = served
+        self._agent = agent = agent_of(served.agent, task)
         self._task = task
         carried = task.get("carried")
         if carried is None:
             self._state = RunState(
                 run_id=workflow.info().workflow_id,
+                parent_run_id=task.get("parent"),
+                agent_type=task.get("agent") or "main",
                 session_id=task.get("session"),
                 started_at=_now(),
                 messages=messages_of(task),
@@ -90,7 +96,7 @@ class AgentRun:
         else:
             self._state = RunState.from_json(carried["state"])
         questions = Questions(
-            served.agent.policy_version,
+            agent.policy_version,
             (carried or {}).get("questions"),
             inherited=task.get("approvals") or (),
         )
@@ -101,8 +107,9 @@ class AgentRun:
             served.timeouts,
             self._setup.traits,
             self._carry,
-            setup={"output_type": task.get("output_type"), "limits": task.get("limits")},
+            setup=_setup(task),
             history=served.history,
+            children=ChildWorkflows(task["policy"]),
         )
         if carried is not None:
             self._layer.calls.calls.update(carried["calls"])
@@ -110,11 +117,11 @@ class AgentRun:
     @workflow.run
     async def run(self, task: dict[str, Any]) -> str:
         """Run `task["prompt"]` to its end; the final state (`RunState.to_json`)."""
-        served, state, layer = self._served, self._state, self._layer
+        state, layer = self._state, self._layer
         carried = task.get("carried") is not None
         if not carried:
             state.metadata.update(task.get("metadata") or {})
-        ctx = served.agent.context(state, self._setup, layer=layer)
+        ctx = self._agent.context(state, self._setup, layer=layer)
         ctx.clock = _now
         ctx.resumed_at = _now()
         if carried:  # the same run, taken up at the turn where it continued as new
@@ -155,3 +162,26 @@ class AgentRun:
     @answer.validator
     def _check(self, question_id: str, answer: dict[str, Any]) -> None:
         self._layer.questions.check(question_id, answer)
+
+    @workflow.query
+    def children(self) -> list[str]:
+        """The run ids of the subagents running now (each a child workflow)."""
+        return list(self._layer.children.running)
+
+    @workflow.update(name=STOPPING)
+    async def subagent_stop(self, event: dict[str, Any]) -> str:
+        """A subagent of this run is about to stop: this run's `subagent_stop` decision."""
+        return await self._layer.children.stopping(event)
+
+    @subagent_stop.validator
+    def _check_stop(self, event: dict[str, Any]) -> None:
+        self._layer.children.check(event)
+
+
+def _setup(task: dict[str, Any]) -> dict[str, Any]:
+    """The run's options its activities build their setup from (`task.setup_of`): with
+    the subagent and parent of a subagent's run."""
+    setup = {"output_type": task.get("output_type"), "limits": task.get("limits")}
+    if task.get("agent") is not None:
+        setup |= {"agent": task["agent"], "parent": task["parent"]}
+    return setup

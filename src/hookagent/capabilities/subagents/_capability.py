@@ -15,8 +15,9 @@ run concurrently.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from hookagent._errors import ConfigError
 from hookagent.capabilities.subagents._resolve import (
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from hookagent.claude._component_hooks import ComponentHooks
     from hookagent.claude._options import ClaudeHookOptions
 
-__all__ = ["DEPTH", "TOOL_NAME", "Subagents"]
+__all__ = ["DEPTH", "TOOL_NAME", "AgentTool", "ChildRuns", "InProcess", "Subagents"]
 
 TOOL_NAME: Final = "Agent"
 DEPTH: Final = MetadataKey[int]("subagents.depth", default=0)
@@ -199,8 +200,11 @@ class AgentTool:
     )
     concurrent = True
 
-    def __init__(self, owner: Subagents) -> None:
+    def __init__(self, owner: Subagents, runs: ChildRuns | None = None) -> None:
+        """`runs`: where a child runs (default: in this process, `InProcess`); a backend
+        that runs each child elsewhere (a Temporal child workflow) gives its own."""
         self.owner = owner
+        self.runs = runs if runs is not None else InProcess(owner)
 
     @property
     def parameters(self) -> Mapping[str, Any]:
@@ -230,6 +234,7 @@ class AgentTool:
             return ToolResult.error(f"Unknown subagent type {kind!r}. Available:\n{known}")
         parent = ctx.run
         state = RunState(
+            run_id=self.runs.run_id(parent, ctx),
             parent_run_id=parent.run_id,
             agent_type=spec.name,
             metadata={DEPTH.name: (DEPTH.get(parent) or 0) + 1},
@@ -239,14 +244,43 @@ class AgentTool:
         )
         if started.outcome == "stop":
             return ToolResult.error(f"[Subagent: {spec.name}] Not started: {started.reason}")
-        child = owner.child_agent(spec)
+        prompt = str(args.get("prompt") or "")
+        return owner.summary(spec, await self.runs.run(spec, prompt, state, parent))
+
+
+class ChildRuns(Protocol):
+    """Where the `Agent` tool runs a child: `run_id` names the child's run before it starts,
+    `run` runs it to its end and gives its final state."""
+
+    def run_id(self, parent: RunView, ctx: ToolContext, /) -> str: ...
+
+    async def run(
+        self, spec: AgentSpec, prompt: str, state: RunState, parent: RunView, /
+    ) -> RunState: ...
+
+
+@final
+class InProcess:
+    """Children run here, as agents of their own (`Subagents.child_agent`); each child's
+    final state is kept in `Subagents.states`."""
+
+    def __init__(self, owner: Subagents) -> None:
+        self.owner = owner
+
+    def run_id(self, parent: RunView, ctx: ToolContext, /) -> str:
+        return uuid.uuid4().hex
+
+    async def run(
+        self, spec: AgentSpec, prompt: str, state: RunState, parent: RunView, /
+    ) -> RunState:
+        owner = self.owner
         owner.parents[state.run_id] = parent
         try:
-            result = await child.run_child(str(args.get("prompt") or ""), state)
+            result = await owner.child_agent(spec).run_child(prompt, state)
         finally:
             owner.parents.pop(state.run_id, None)
         owner.states.append(result.state)
-        return owner.summary(spec, result.state)
+        return result.state
 
 
 @final
