@@ -88,22 +88,21 @@ class Inference(HandlesErrors):
             attempt += 1
 
     async def _call_model(self, ctx: RunContext, request: ModelRequest) -> ModelResponse | None:
+        """The model's reply, streamed when someone watches, made safe to keep (`received`);
+        None when it failed and the error policy did not retry. (The call is made here, not
+        in a coroutine of its own: this runs every step.)"""
         attempt = 1
         while True:
             try:
-                return await _ask(ctx, request)
+                model, on_delta = ctx.model, ctx.on_delta
+                if on_delta is not None and isinstance(model, StreamingModel):
+                    return received(await model.stream(request, safe_deltas(on_delta)))
+                return received(await model.request(request))
             except Exception as exc:
                 action = await self._errors.handle(ctx, exc, where="model", attempt=attempt)
                 if action != "retry":
                     return None
                 attempt += 1
-
-
-async def _ask(ctx: RunContext, request: ModelRequest) -> ModelResponse:
-    """The model's reply, streamed when someone watches, made safe to keep (`received`)."""
-    if ctx.on_delta is not None and isinstance(ctx.model, StreamingModel):
-        return received(await ctx.model.stream(request, safe_deltas(ctx.on_delta)))
-    return received(await ctx.model.request(request))
 
 
 def _with_spent(response: ModelResponse, spent: Usage) -> ModelResponse:

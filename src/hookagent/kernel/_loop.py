@@ -64,17 +64,27 @@ class Kernel:
             await self._safely(ctx, self._lifecycle.open(ctx, resumed=resumed), "session_start")
         if not mid_run and not ctx.ended:
             await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
-        turn = ctx.turn
-        while not ctx.ended:
+        turn, state, steps, continuation = ctx.turn, ctx.state, self._steps, self._continuation
+        # The two rungs of every turn are awaited here rather than through `_safely`: one
+        # coroutine less each, per step. `ended` is read as the state's `stop_reason`.
+        while state.stop_reason is None:
             if turn is not None and not mid_run:
-                await turn(ctx.state)
+                await turn(state)
             mid_run = False
-            steps_before = ctx.state.step_count
-            await self._safely(ctx, self._steps.run(ctx), "step")
-            if ctx.state.step_count == steps_before and not ctx.ended:
-                self._steps.record_failure(ctx)  # keeps step limits counting
-            if not ctx.ended:
-                await self._safely(ctx, self._continuation.decide(ctx), "should_continue")
+            steps_before = len(state.steps)
+            try:
+                await steps.run(ctx)
+            except Exception as exc:
+                await self._failed(ctx, exc, "step")
+            if state.stop_reason is None:
+                if len(state.steps) == steps_before:
+                    steps.record_failure(ctx)  # keeps step limits counting
+                if continuation.routine(ctx):
+                    continue
+                try:
+                    await continuation.decide(ctx)
+                except Exception as exc:
+                    await self._failed(ctx, exc, "should_continue")
         if turn is not None and not mid_run:
             await turn(ctx.state)
         await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
@@ -98,13 +108,17 @@ class Kernel:
         try:
             await rung
         except Exception as exc:
-            action = await self._errors.handle(ctx, exc, where=where, retryable=False)
-            if action != "stop":
-                return
-            if not ctx.ended:
-                ctx.state.finish("failed", "error", f"{where}: {exc}")
-            elif where in _AFTER_THE_END:  # the run had finished; it fails all the same
-                ctx.state.fail_after_end(f"{where}: {ctx.state.error or exc}")
+            await self._failed(ctx, exc, where)
+
+    async def _failed(self, ctx: RunContext, exc: Exception, where: str) -> None:
+        """The error handler's word on a rung that raised; a `stop` fails the run."""
+        action = await self._errors.handle(ctx, exc, where=where, retryable=False)
+        if action != "stop":
+            return
+        if not ctx.ended:
+            ctx.state.finish("failed", "error", f"{where}: {exc}")
+        elif where in _AFTER_THE_END:  # the run had finished; it fails all the same
+            ctx.state.fail_after_end(f"{where}: {ctx.state.error or exc}")
 
 
 # -- whether the loop goes round again ---------------------------------------------------
@@ -156,13 +170,19 @@ class ContinuationEvaluator:
     def __init__(self, stop: StopResolver) -> None:
         self._stop = stop
 
-    async def decide(self, ctx: RunContext) -> None:
+    def routine(self, ctx: RunContext) -> bool:
+        """Whether the run goes on with no fold: the model called tools and the fold would
+        be the limits' routine continue, recording nothing (`RunContext.quiet_continue`).
+        A plain call, so such a step awaits nothing to go round."""
         state = ctx.state
         state.position.phase = "continue"
-        calls = state.steps.last_call_count()
         quiet = ctx.quiet_continue
-        if calls and quiet is not None and quiet(ctx.view):
-            return  # the fold would be the limits' routine continue, recording nothing
+        return quiet is not None and state.steps.last_call_count() > 0 and quiet(ctx.view)
+
+    async def decide(self, ctx: RunContext) -> None:
+        """The should_continue fold, when `routine` says it is needed."""
+        state = ctx.state
+        calls = state.steps.last_call_count()
         decision, _ = await ctx.consult(
             SHOULD_CONTINUE, ContinueEvent(run=ctx.view, step=state.position.step, tool_calls=calls)
         )

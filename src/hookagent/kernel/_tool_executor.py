@@ -9,6 +9,7 @@ is recorded as a row of the state's `StepTable`. The hooks' part of a call is th
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
@@ -20,7 +21,7 @@ from hookagent._canonical import call_key, canonical
 from hookagent._messages import ToolCall, ToolResultMessage
 from hookagent._surrogates import replace as replace_surrogates
 from hookagent.hooks._decision import Decision
-from hookagent.hooks._points import BEFORE_TOOL, TOOL_REFUSED
+from hookagent.hooks._points import AFTER_TOOL, BEFORE_TOOL, TOOL_REFUSED
 from hookagent.kernel._cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel._context import RunContext
 from hookagent.kernel._failures import HandlesErrors
@@ -100,7 +101,8 @@ class ToolExecutor(HandlesErrors):
         self._record(ctx, call, call.args, None, result, blocked=True)
 
     async def run_one(self, ctx: RunContext, call: ToolCall) -> None:
-        ctx.state.position.phase, ctx.state.position.call_id = "tool", call.id
+        state, hooks = ctx.state, ctx.hooks
+        state.position.phase, state.position.call_id = "tool", call.id
         if call.name not in ctx.tools or call.parse_error is not None:
             self._record(ctx, call, call.args, None, _invalid(ctx, call))
             return  # nothing can run, so there is nothing for hooks to guard
@@ -110,35 +112,51 @@ class ToolExecutor(HandlesErrors):
             call = replace(call, args=prepare(call.args))
         args: Mapping[str, Any] = call.args
         shown: Mapping[str, Any] | None = None  # the view hooks got, if it is the reply's args
-        if ctx.hooks.wants(BEFORE_TOOL):
-            args = MappingProxyType(call.args)  # changed only through `modify`
-            shown = args if call is asked else None
-        flow = _KernelCall(
-            ctx.hooks, ctx.view, ctx.state.position.step, call.id, call.name, ctx.budgets.retries
-        )
-        flow.ctx, flow.call, flow.executor = ctx, call, self
+        flow: _KernelCall | None = None
+        began = wall = 0.0
         try:
-            result = await flow.run(args)
+            if hooks.wants(BEFORE_TOOL):
+                args = MappingProxyType(call.args)  # changed only through `modify`
+                shown = args if call is asked else None
+                flow = _KernelCall(ctx, call, self)
+                result = await flow.run(args)
+                if flow.blocked:
+                    self._record(ctx, asked, flow.args, shown, result, blocked=True)
+                    return
+                args, attempts = flow.args, flow.attempts
+            else:
+                # No hook before the call: it runs with no flow object, which is made only
+                # if after_tool hooks listen once it has run.
+                began, wall = perf_counter(), time.time()
+                calls = ctx.calls
+                if calls is None:
+                    result, attempts = await self.execute(ctx, call, args, 1)
+                else:
+                    result, attempts = await calls.execute(ctx, call, args, 1, self.execute)
+                if hooks.wants(AFTER_TOOL):
+                    flow = _KernelCall(ctx, call, self)
+                    flow.args, flow.began, flow.wall = args, began, wall
+                    result = await flow.after(result, attempts, began)
+                    attempts = flow.attempts
         except asyncio.CancelledError as exc:
-            if flow.wall:  # the tool had started (else the call is left "not run")
-                duration = perf_counter() - flow.began
+            if flow is not None:
+                args, began, wall = flow.args, flow.began, flow.wall
+            if wall:  # the tool had started (else the call is left "not run")
+                duration = perf_counter() - began
                 result = interrupted(call, exc)
-                self._record(
-                    ctx, asked, flow.args, shown, result, started=flow.wall, duration=duration
-                )
+                self._record(ctx, asked, args, shown, result, started=wall, duration=duration)
             raise
-        if flow.blocked:
-            self._record(ctx, asked, flow.args, shown, result, blocked=True)
-            return
+        if flow is not None:
+            began, wall = flow.began, flow.wall
         self._record(
             ctx,
             asked,
-            flow.args,
+            args,
             shown,
             result,
-            started=flow.wall,
-            duration=perf_counter() - flow.began,
-            attempts=flow.attempts,
+            started=wall,
+            duration=perf_counter() - began,
+            attempts=attempts,
         )
 
     async def execute(
@@ -252,9 +270,12 @@ class _KernelCall(ToolCallFlow):
 
     __slots__ = ("call", "ctx", "executor")
 
-    call: ToolCall
-    ctx: RunContext
-    executor: ToolExecutor
+    def __init__(self, ctx: RunContext, call: ToolCall, executor: ToolExecutor) -> None:
+        state = ctx.state
+        super().__init__(
+            ctx.hooks, ctx.view, state.position.step, call.id, call.name, ctx.budgets.retries
+        )
+        self.ctx, self.call, self.executor = ctx, call, executor
 
     async def execute(self, args: Mapping[str, Any], attempt: int) -> tuple[ToolResult, int]:
         ctx, calls = self.ctx, self.ctx.calls

@@ -108,10 +108,20 @@ class ToolCallFlow:
                 message = f"Tool call {self.name!r} was blocked by {before.hook}: {before.reason}"
                 return with_context(ToolResult.error(message), before_contexts)
         self.began, self.wall = perf_counter(), time.time()
-        attempt = 1
+        result, attempt = await self.execute(self.args, 1)
+        return await self.after(result, attempt, self.began, before_contexts)
+
+    async def after(
+        self,
+        result: ToolResult,
+        attempt: int,
+        started: float,
+        before_contexts: tuple[str, ...] = (),
+    ) -> ToolResult:
+        """From the result of `attempt` (begun at `started`) on: after_tool, and the retries
+        its hooks ask for. A driver that ran the tool with no hook before it starts here."""
+        hooks = self.hooks
         while True:
-            started = perf_counter()
-            result, attempt = await self.execute(self.args, attempt)
             self.attempts = attempt
             if self.view.stop_reason is not None or not hooks.wants(AFTER_TOOL):
                 return with_context(result, before_contexts)  # (ended: after_tool is skipped)
@@ -143,7 +153,8 @@ class ToolCallFlow:
                     f"{self.retries} times (retry budget); last reason: {after.reason}"
                 )
                 return final
-            attempt += 1
+            started = perf_counter()
+            result, attempt = await self.execute(self.args, attempt + 1)
 
 
 def with_context(result: ToolResult, contexts: tuple[str, ...]) -> ToolResult:

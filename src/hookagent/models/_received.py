@@ -20,13 +20,39 @@ from hookagent.models._base import (
     TextDelta,
     ToolCallDelta,
 )
-from hookagent.models._tool_args import check_call
+from hookagent.models._tool_args import check_call, problem
 
 __all__ = ["received", "safe_deltas"]
 
 
 def received(response: ModelResponse) -> ModelResponse:
-    """`response` made safe to keep; the same object when it already was (the usual case)."""
+    """`response` made safe to keep; the same object when it already was (the usual case).
+
+    Every reply passes here, so the usual one is told apart first, with no copy and no
+    call per text: all its text ASCII (which holds no surrogate) and each call's arguments
+    fine (`check_call`'s own test). Anything else takes the whole way, which returns the
+    same object too when nothing needed changing."""
+    message = response.message
+    name, finish = response.model_name, response.finish_reason
+    if (
+        message.content.isascii()
+        and message.reasoning.isascii()
+        and (not name or name.isascii())
+        and (not finish or finish.isascii())
+    ):
+        for call in message.tool_calls:
+            if not (
+                call.id.isascii()
+                and call.name.isascii()
+                and (call.parse_error is not None or problem(call.args) is None)
+            ):
+                break
+        else:
+            return response
+    return _made_safe(response)
+
+
+def _made_safe(response: ModelResponse) -> ModelResponse:
     message = response.message
     content, reasoning = replace(message.content), replace(message.reasoning)
     calls = tuple(map(check_call, message.tool_calls))

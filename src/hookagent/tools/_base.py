@@ -99,9 +99,10 @@ class ToolContext:
     def __init__(
         self, *, run: RunView, call: ToolCall, idempotency_key: str | Callable[[], str] = ""
     ) -> None:
-        object.__setattr__(self, "run", run)
-        object.__setattr__(self, "call", call)
-        object.__setattr__(self, "_key", idempotency_key)
+        # through the slots (past the read-only `__setattr__`): one is built per tool call
+        _SET_RUN(self, run)
+        _SET_CALL(self, call)
+        _SET_KEY(self, idempotency_key)
 
     @property
     def idempotency_key(self) -> str:
@@ -112,7 +113,7 @@ class ToolContext:
         key = self._key
         if not isinstance(key, str):
             key = key()
-            object.__setattr__(self, "_key", key)
+            _SET_KEY(self, key)
         return key
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -120,6 +121,11 @@ class ToolContext:
 
     def __repr__(self) -> str:
         return f"ToolContext(run={self.run!r}, call={self.call!r})"
+
+
+_SET_RUN, _SET_CALL, _SET_KEY = (
+    ToolContext.__dict__[name].__set__ for name in ("run", "call", "_key")
+)
 
 
 @runtime_checkable
