@@ -82,10 +82,10 @@ def ready_line(server: subprocess.Popen[str], timeout: float = 30) -> Any:
     return json.loads(server.stdout.readline())
 
 
-def serve(cwd: Path) -> tuple[subprocess.Popen[str], str]:
+def serve(cwd: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
     """`hookagent serve` on a free loopback port, once it answers; and its URL."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "hookagent", "serve", "--port", "0", "--json"],
+        [sys.executable, "-m", "hookagent", "serve", "--port", "0", "--json", *options],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

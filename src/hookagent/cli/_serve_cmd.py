@@ -1,5 +1,8 @@
 """`hookagent serve`: the HTTP API (`hookagent.server`) over a store, with uvicorn.
 
+With `--temporal HOST:PORT`, the runs are those of a Temporal server (`hookagent temporal
+worker`'s): the store keeps the tokens only.
+
 Secure by default: every request needs a bearer token (`hookagent tokens`), and a server
 on an address other than loopback is refused while the store has no live token. The socket
 is bound before the server starts, so a taken port is an error naming it, and `--port 0`
@@ -11,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -55,25 +59,57 @@ def serve(
     ] = None,
     notify: NotifyOpt = None,
     notify_inbox: NotifyInboxOpt = None,
+    temporal: Annotated[
+        str | None,
+        typer.Option(
+            metavar="HOST:PORT",
+            help="Serve the runs of this Temporal server (the store keeps the tokens only).",
+        ),
+    ] = None,
+    namespace: Annotated[
+        str | None, typer.Option(metavar="NS", help="With --temporal: its namespace.")
+    ] = None,
+    task_queue: Annotated[
+        str | None,
+        typer.Option(metavar="Q", help="With --temporal: only the runs of this task queue."),
+    ] = None,
 ) -> None:
     """Serve the store's sessions, runs and waiting questions over HTTP; Ctrl-C stops it.
 
     Every endpoint needs a token (hookagent tokens create) but /health and /openapi.json."""
+    on = Temporal(temporal, namespace or "default", task_queue) if temporal else None
 
     def go() -> int:
         import asyncio
 
+        for flag, given in (("--namespace", namespace), ("--task-queue", task_queue)):
+            if given is not None and temporal is None:
+                raise ConfigError(f"{flag} is for runs on Temporal: give --temporal HOST:PORT")
         notice = notifier(
             notify, notify_inbox, lambda failed: typer.echo(f"warning: {failed}", err=True)
         )
         try:
             return asyncio.run(
-                _serve(store, host, port, json_output, _directory(files_root), notice)
+                _serve(store, host, port, json_output, _directory(files_root), notice, on)
             )
         except KeyboardInterrupt:  # uvicorn stopped on Ctrl-C, then passed the signal on
             return 0
 
-    raise typer.Exit(guard(go))
+    code = guard(go)
+    if on is not None:  # a Temporal client must not be torn down with the interpreter
+        from hookagent.cli._temporal_server import exit_now
+
+        exit_now(code)
+    raise typer.Exit(code)
+
+
+@dataclass(frozen=True, slots=True)
+class Temporal:
+    """The Temporal server whose runs are served."""
+
+    address: str
+    namespace: str
+    task_queue: str | None
 
 
 def _directory(given: Path | None) -> Path | None:
@@ -89,6 +125,7 @@ async def _serve(
     json_output: bool,
     files_root: Path | None,
     notify: Notify | None,
+    on: Temporal | None,
 ) -> int:
     try:
         import uvicorn
@@ -100,6 +137,11 @@ async def _serve(
             "pip install 'hookagent[server]'"
         ) from exc
     store = existing(store_url)
+    client = None
+    if on is not None:
+        from hookagent.cli._temporal_server import reach
+
+        client = await reach(on.address, on.namespace)
     await store.open()
     try:
         await _check_access(store, host)
@@ -107,14 +149,22 @@ async def _serve(
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{bound}"
+        served = f"temporal:{on.address}/{on.namespace}" if on is not None else store.url
         if json_output:
-            typer.echo(
-                json.dumps({"url": url, "store": store.url, "openapi": f"{url}/openapi.json"})
-            )
+            ready = {"url": url, "store": store.url, "openapi": f"{url}/openapi.json"}
+            typer.echo(json.dumps(ready | ({"runs": served} if on is not None else {})))
         else:
-            typer.echo(f"serving {store.url} at {url} (OpenAPI schema: {url}/openapi.json)")
+            tokens = f" (tokens: {store.url})" if on is not None else ""
+            typer.echo(f"serving {served}{tokens} at {url} (OpenAPI schema: {url}/openapi.json)")
+        app = create_app(
+            store,
+            files_root=files_root,
+            notify=notify,
+            temporal=client,
+            task_queue=on.task_queue if on is not None else None,
+        )
         config = uvicorn.Config(
-            create_app(store, files_root=files_root, notify=notify),
+            app,
             log_level="info",
             server_header=False,
             lifespan="off",

@@ -46,12 +46,13 @@ def on_server(address: str, main: Callable[[Client], Awaitable[T]], run_id: str 
         raise ConfigError(exc.message, key=f"run {run_id}" if run_id else address) from exc
 
 
-async def reach(address: str) -> Client:
-    """A client of the server at `address`, or a `ConfigError` saying it cannot be reached."""
+async def reach(address: str, namespace: str = "default") -> Client:
+    """A client of the server at `address` (in `namespace`), or a `ConfigError` saying it
+    cannot be reached."""
     from hookagent.temporal._client import connect
 
     try:
-        return await connect(address)
+        return await connect(address, namespace)
     except RuntimeError as exc:  # what the SDK raises when the connection fails
         raise ConfigError(f"cannot reach a Temporal server there ({exc})", key=address) from exc
 

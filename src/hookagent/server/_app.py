@@ -1,5 +1,6 @@
-"""The `hookagent serve` application: the routes over one opened store, every error a
-problem, request bodies bounded; its OpenAPI schema at `/openapi.json`."""
+"""The `hookagent serve` application: the routes over one opened store (or, for runs, a
+Temporal server), every error a problem, request bodies bounded; its OpenAPI schema at
+`/openapi.json`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Final
 
 from fastapi import FastAPI
 
+from hookagent._errors import ConfigError
 from hookagent.durable._lease import worker_name
 from hookagent.server import _problems as problems
 from hookagent.server._limits import BodyLimit
@@ -18,10 +20,13 @@ from hookagent.server._routes_control import router as control_router
 from hookagent.server._routes_inbox import router as inbox_router
 from hookagent.server._routes_pages import router as pages_router
 from hookagent.server._routes_runs import router as runs_router
+from hookagent.server._source import RunSource, StoreSource
 from hookagent.server._streams import router as streams_router
 from hookagent.store._base import Store
 
 if TYPE_CHECKING:
+    from temporalio.client import Client
+
     from hookagent.capabilities.notify import Notify
 
 __all__ = ["MAX_BODY", "POLL", "create_app"]
@@ -39,11 +44,17 @@ def create_app(
     poll: float = POLL,
     files_root: str | Path | None = None,
     notify: Notify | None = None,
+    temporal: Client | None = None,
+    task_queue: str | None = None,
 ) -> FastAPI:
     """The API over `store`, which the caller opens before serving and closes after; live
     streams read it every `poll` seconds. Requests may name files under `files_root` only
     (settings and plugins to replay under, audit files), and none without it. `notify` is
-    told of the questions of the runs the server resumes."""
+    told of the questions of the runs the server resumes.
+
+    With `temporal`, the runs are those of that Temporal client's namespace (on
+    `task_queue` only, if given: `server.temporal_source`), and `store` keeps the tokens
+    only."""
     from importlib.metadata import version
 
     app = FastAPI(
@@ -55,7 +66,8 @@ def create_app(
         docs_url=None,  # the interactive pages load scripts from the network
         redoc_url=None,
     )
-    app.state.store = store
+    app.state.store = store  # the tokens; the runs too, unless they are on Temporal
+    app.state.runs = _source(store, temporal, task_queue)
     app.state.poll = poll
     app.state.session_key = secrets.token_bytes(32)  # a restart signs browsers out
     app.state.files_root = Path(files_root).resolve() if files_root is not None else None
@@ -76,3 +88,13 @@ def create_app(
     app.include_router(streams_router)
     app.include_router(pages_router)
     return app
+
+
+def _source(store: Store, temporal: Client | None, task_queue: str | None) -> RunSource:
+    if temporal is None:
+        if task_queue is not None:
+            raise ConfigError("a task queue is for runs on Temporal", key="task_queue")
+        return StoreSource(store)
+    from hookagent.server._temporal_source import TemporalSource
+
+    return TemporalSource(temporal, temporal.service_client.config.target_host, task_queue)

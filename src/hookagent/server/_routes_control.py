@@ -23,10 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hookagent._errors import ConfigError, StoreError
 from hookagent.durable._sessions import fork as fork_session
-from hookagent.server._auth import Approver, require, store_of
+from hookagent.server._auth import Approver, require
 from hookagent.server._files import confined
 from hookagent.server._problems import Problem, known
 from hookagent.server._schemas import PROBLEMS, Forked, ReplayOut, Resumed, Submitted, problem
+from hookagent.server._source import source_of
 from hookagent.server._views import run_json, session_json
 from hookagent.sessions import _kept_runs as kept_runs
 from hookagent.store._base import Store
@@ -40,7 +41,8 @@ __all__ = ["router"]
 router = APIRouter(responses=PROBLEMS)
 _LOG: Final = logging.getLogger("hookagent.server")
 _CONFLICT: Final[dict[int | str, dict[str, Any]]] = {
-    409: problem("The run or session is not in a state that allows it.")
+    409: problem("The run or session is not in a state that allows it."),
+    501: problem("The server reads runs on Temporal, which this is not offered for."),
 }
 _FILES: Final[dict[int | str, dict[str, Any]]] = {
     403: problem("The token's role is too low, or a file named is outside --files-root."),
@@ -70,7 +72,7 @@ def _rebuildable(run: RunRecord) -> None:
     responses=_CONFLICT,
 )
 async def resume(request: Request, caller: Approver, run_id: str) -> dict[str, Any]:
-    store = store_of(request)
+    store = source_of(request).kept("resuming a run (POST /runs/{id}/resume)")
     run = await _run(store, run_id)
     kept_runs.unended(run)
     _rebuildable(run)
@@ -118,7 +120,7 @@ class ForkBody(BaseModel):
 async def fork(
     request: Request, _: Approver, key: str, body: ForkBody | None = None
 ) -> dict[str, Any]:
-    store = store_of(request)
+    store = source_of(request).kept("forking a session (POST /sessions/{id}/fork)")
     known(await store.session(key), f"session {key!r}")
     name = body.name if body is not None else None
     if name is not None and await store.session(name) is not None:
@@ -145,7 +147,7 @@ Admin = Annotated[TokenRecord, Depends(require("admin"))]
 async def submit(request: Request, _: Admin, key: str, body: SubmitBody) -> dict[str, Any]:
     """The run takes the options of the session's newest run: a request names no model,
     tool or hook of its own."""
-    store = store_of(request)
+    store = source_of(request).kept("queuing a run (POST /sessions/{id}/runs)")
     session = known(await store.session(key), f"session {key!r}")
     head = await store.run(session.head_run_id) if session.head_run_id else None
     if head is None:
@@ -189,7 +191,7 @@ class ReplayBody(BaseModel):
 async def replay(
     request: Request, _: Approver, run_id: str, body: ReplayBody | None = None
 ) -> dict[str, Any]:
-    store = store_of(request)
+    store = source_of(request).kept("replaying a run (POST /runs/{id}/replay)")
     run = await _run(store, run_id)
     _rebuildable(run)
     given = body or ReplayBody(settings=None, plugins=None)

@@ -1,23 +1,22 @@
 """The inbox: the questions paused runs wait on, across every session, newest first (a
-viewer's), and answering one (an approver's), through `durable.answering`, the
-implementation `hookagent approve`/`deny` use: a stale question is refused with 409."""
+viewer's), and answering one (an approver's), through the server's `RunSource`: on a store
+`durable.answering`, the implementation `hookagent approve`/`deny` use; on Temporal the
+run's `answer` update. A stale question is refused with 409."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Literal, Self
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from hookagent.durable._answering import answer_question
-from hookagent.server._auth import Approver, Viewer, store_of
+from hookagent.server._auth import Approver, Viewer
 from hookagent.server._problems import known
 from hookagent.server._schemas import PROBLEMS, Answered, Page, QuestionOut, problem
-from hookagent.server._views import Limit, Offset, arg_changes, given_args, page, question_json
-from hookagent.store._base import Store
+from hookagent.server._source import Reply, source_of
+from hookagent.server._views import Limit, Offset, page
 
-__all__ = ["AnswerBody", "pending", "router"]
+__all__ = ["AnswerBody", "router"]
 
 router = APIRouter(responses=PROBLEMS)
 
@@ -59,54 +58,15 @@ class AnswerBody(BaseModel):
 async def inbox(
     request: Request, _: Viewer, limit: Limit = 50, offset: Offset = 0
 ) -> dict[str, Any]:
-    items, read = await pending(store_of(request), limit, offset, rewrites=True)
+    items, read = await source_of(request).inbox(limit, offset, rewrites=True)
     return page(items, limit, offset, read=read)
-
-
-async def pending(
-    store: Store, limit: int, offset: int = 0, *, rewrites: bool = False
-) -> tuple[list[dict[str, Any]], int]:
-    """The questions runs wait on now, as the inbox shows them, with their sessions, in one
-    read of the store (`Store.inbox`), and how many it read. `rewrites`: with each call's
-    arguments as the model gave them and what earlier hooks changed in them (one more read
-    per run asking about a call)."""
-    found = await store.inbox(limit=limit, offset=offset)
-    conversations: dict[str, Sequence[str]] = {}
-    items = []
-    for question, session in found:
-        item = question_json(question, session)
-        if rewrites:
-            await with_rewrites(store, item, conversations)
-        items.append(item)
-    return items, len(found)
-
-
-async def with_rewrites(
-    store: Store, item: dict[str, Any], conversations: dict[str, Sequence[str]]
-) -> None:
-    """Add to a question about a call the arguments the model gave and what earlier hooks
-    changed in them; `conversations` keeps each run's messages once read."""
-    if item["call_id"] is None or not isinstance(item["args"], dict):
-        return
-    run_id = item["run_id"]
-    if run_id not in conversations:
-        rows = await store.rows(run_id)
-        conversations[run_id] = rows.messages if rows is not None else ()
-    given = given_args(conversations[run_id], item["call_id"])
-    if given is not None:
-        item["original_args"] = given
-        item["rewritten"] = arg_changes(given, item["args"])
 
 
 @router.get(
     "/questions/{question_id}", response_model=QuestionOut, summary="One question, answered or not"
 )
 async def question(request: Request, _: Viewer, question_id: str) -> dict[str, Any]:
-    store = store_of(request)
-    found = known(await store.question(question_id), f"question {question_id!r}")
-    item = question_json(found, await store.session(found.session_id))
-    await with_rewrites(store, item, {})
-    return item
+    return known(await source_of(request).question(question_id), f"question {question_id!r}")
 
 
 @router.post(
@@ -121,11 +81,7 @@ async def question(request: Request, _: Viewer, question_id: str) -> dict[str, A
 async def answer(
     request: Request, caller: Approver, question_id: str, body: AnswerBody
 ) -> dict[str, Any]:
-    store = store_of(request)
-    found = known(await store.question(question_id), f"question {question_id!r}")
-    given = await answer_question(
-        store,
-        found,
+    reply = Reply(
         approved=body.decision == "approve",
         scope=body.scope,
         reason=body.reason,
@@ -133,7 +89,5 @@ async def answer(
         by=f"api:{caller.name}",
         seen=body.fingerprint,
     )
-    return {
-        "question": question_json(given),
-        "resume": f"hookagent resume {given.run_id} (or let `hookagent worker` take it)",
-    }
+    given, resume = await source_of(request).answer(question_id, reply)
+    return {"question": given, "resume": resume}

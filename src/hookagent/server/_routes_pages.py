@@ -14,14 +14,13 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from hookagent.durable._answering import StaleQuestion, answer_question
+from hookagent.durable._answering import StaleQuestion
 from hookagent.server import _web_session as web_session
 from hookagent.server._auth import store_of
 from hookagent.server._pages import inbox_page, login_page, run_page
 from hookagent.server._problems import Problem, known
-from hookagent.server._routes_inbox import pending
+from hookagent.server._source import Reply, source_of
 from hookagent.server._streams import INBOX_WINDOW
-from hookagent.server._views import run_json
 from hookagent.server._web_session import WebSession
 from hookagent.store import _tokens as tokens
 
@@ -119,7 +118,7 @@ async def inbox(request: Request, done: str | None = None) -> Response:
 async def _inbox(
     request: Request, signed_in: WebSession, message: str | None, status: int = 200
 ) -> HTMLResponse:
-    items, _ = await pending(store_of(request), INBOX_WINDOW, rewrites=True)
+    items, _ = await source_of(request).inbox(INBOX_WINDOW, rewrites=True)
     token = signed_in.token
     page = inbox_page(
         items,
@@ -136,9 +135,9 @@ async def run(request: Request, run_id: str) -> Response:
     signed_in = await web_session.read(request)
     if signed_in is None:
         return _to("/ui/login")
-    found = known(await store_of(request).run(run_id), f"run {run_id!r}")
+    found = known(await source_of(request).run(run_id), f"run {run_id!r}")
     who = f"{signed_in.token.name} ({signed_in.token.role})"
-    return _html(run_page(run_json(found), csrf=signed_in.csrf, who=who))
+    return _html(run_page(found, csrf=signed_in.csrf, who=who))
 
 
 @router.post("/ui/questions/{question_id}/answer")
@@ -150,18 +149,16 @@ async def answer(request: Request, question_id: str) -> Response:
     decision, scope = form.get("decision"), form.get("scope", "once")
     if decision not in _DONE or scope not in ("once", "run", "session"):
         raise Problem(422, "decision must be approve or deny, scope once, run or session")
-    store = store_of(request)
-    found = known(await store.question(question_id), f"question {question_id!r}")
     try:
-        await answer_question(
-            store,
-            found,
+        reply = Reply(
             approved=decision == "approve",
             scope=scope if decision == "approve" else "once",  # type: ignore[arg-type]
             reason=form.get("reason") or None,
+            ttl=None,
             by=f"web:{token.name}",
             seen=form.get("fingerprint") or None,
         )
+        await source_of(request).answer(question_id, reply)
     except StaleQuestion as exc:
         return await _inbox(request, signed_in, str(exc), 409)
     return _to(f"/ui?done={decision}")

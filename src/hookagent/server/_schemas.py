@@ -83,7 +83,7 @@ class ArgChange(BaseModel):
 class QuestionOut(BaseModel):
     id: str
     run_id: str
-    session_id: str
+    session_id: str | None
     session: SessionRef | None = None
     hook: str | None
     point: str | None
@@ -111,7 +111,7 @@ class QuestionOut(BaseModel):
 
 class RunOut(BaseModel):
     id: str
-    session_id: str
+    session_id: str | None
     status: str
     created_at: float
     updated_at: float

@@ -17,11 +17,11 @@ import anyio
 from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from hookagent.server._auth import Viewer, store_of
+from hookagent.server._auth import Viewer
 from hookagent.server._problems import Problem, known
-from hookagent.server._routes_inbox import pending
 from hookagent.server._schemas import PROBLEMS
-from hookagent.server._views import call_json, question_json, run_json
+from hookagent.server._source import RunSource, source_of
+from hookagent.server._views import call_json, run_json
 from hookagent.store._base import Store
 
 __all__ = ["ENDED", "INBOX_WINDOW", "router"]
@@ -97,7 +97,7 @@ async def run_events(
     """Events `status` (the run, on connecting and at each change), `step`, `decision` and
     `tool_call` (a call each time its state changes); `end` once the run is completed,
     failed or stopped, and the stream closes. Each event's id resumes after it."""
-    store = store_of(request)
+    store = source_of(request).kept("a run's live events (GET /runs/{id}/events)")
     known(await store.run(run_id), f"run {run_id!r}")
     start = _position(last_event_id)
     poll = _interval(request)
@@ -149,19 +149,19 @@ async def inbox_events(request: Request, _: Viewer) -> EventSourceResponse:
     (with its answer) and `expired` (unanswered past its expiry, or its run went past it),
     each a question as `GET /inbox` shows it. A client that reconnects gets the waiting
     questions again: the stream has no history to resume."""
-    store = store_of(request)
+    source = source_of(request)
     poll = _interval(request)
-    return _response(lambda stopping: _follow_inbox(store, poll, stopping), poll)
+    return _response(lambda stopping: _follow_inbox(source, poll, stopping), poll)
 
 
 async def _follow_inbox(
-    store: Store, poll: float, stopping: anyio.Event
+    source: RunSource, poll: float, stopping: anyio.Event
 ) -> AsyncIterator[ServerSentEvent]:
     shown: dict[str, dict[str, Any]] = {}
     expired: set[str] = set()
     count = 0
     while True:
-        waiting, _ = await pending(store, INBOX_WINDOW)
+        waiting, _ = await source.inbox(INBOX_WINDOW)
         now = time.time()
         for item in reversed(waiting):  # oldest first, as they were asked
             if item["id"] not in shown:
@@ -175,20 +175,15 @@ async def _follow_inbox(
         current = {item["id"] for item in waiting}
         for question_id in [q for q in shown if q not in current]:
             item = shown.pop(question_id)
-            found = await store.question(question_id)
-            answered = found is not None and found.answer is not None
-            if not answered and question_id in expired:
+            answered = await source.settled(item)
+            if answered is None and question_id in expired:
                 expired.discard(question_id)
                 continue
             expired.discard(question_id)
             count += 1
-            if found is not None and answered:
-                yield _event("answered", question_json(found, None) | _session(item), str(count))
+            if answered is not None:
+                yield _event("answered", answered, str(count))
             else:
                 yield _event("expired", {**item, "expired": True}, str(count))
         if await _rest(stopping, poll):
             return
-
-
-def _session(item: dict[str, Any]) -> dict[str, Any]:
-    return {"session": item["session"]} if "session" in item else {}

@@ -25,7 +25,7 @@ from temporalio.common import SearchAttributeKey
 from hookagent._errors import ConfigError
 from hookagent._messages import Message
 from hookagent.kernel._state import RunState
-from hookagent.temporal._questions import MEMO_APPROVALS, Approval
+from hookagent.temporal._questions import MEMO_APPROVALS, MEMO_QUESTIONS, Approval
 
 __all__ = [
     "SESSION",
@@ -33,6 +33,7 @@ __all__ = [
     "ensure_session_attribute",
     "head",
     "inspect",
+    "listed",
     "session_runs",
     "sessions",
 ]
@@ -62,6 +63,10 @@ class RunEntry:
     started_at: float
     ended_at: float | None
     prompt: str
+    policy: str = ""
+    """The agent's policy version (its hooks and tools) the run was started with."""
+    questions: tuple[dict[str, Any], ...] = ()
+    """The questions it waits on, as its memo lists them (`questions.MEMO_QUESTIONS`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -85,6 +90,7 @@ async def sessions(client: Client, limit: int = 1000) -> list[dict[str, Any]]:
         )
         row["runs"] += 1
         row.setdefault("updated_at", entry.started_at)
+        row["created_at"] = entry.started_at  # the oldest run's, once all are seen
     return list(found.values())
 
 
@@ -129,6 +135,11 @@ async def inspect(client: Client, run_id: str) -> tuple[RunEntry, RunState, list
     return entry, RunState.from_json(await handle.result()), []
 
 
+async def listed(client: Client, query: str, limit: int) -> list[RunEntry]:
+    """The runs `query` (a visibility query) finds, newest first, each once."""
+    return await _listed(client, f"{_TYPE} AND {query}", limit)
+
+
 async def _listed(client: Client, query: str, limit: int) -> list[RunEntry]:
     newest: dict[str, WorkflowExecution] = {}
     async for execution in client.list_workflows(query, limit=limit):
@@ -149,4 +160,6 @@ async def _entry(execution: WorkflowExecution) -> RunEntry:
         started_at=execution.start_time.timestamp(),
         ended_at=execution.close_time.timestamp() if execution.close_time else None,
         prompt=str(memo.get("prompt", "")),
+        policy=str(memo.get("policy", "")),
+        questions=tuple(memo.get(MEMO_QUESTIONS) or ()),
     )

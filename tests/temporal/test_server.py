@@ -1,0 +1,190 @@
+"""`hookagent serve` over runs on Temporal: the inbox lists the questions waiting runs hold
+(without a worker), an answer is the run's `answer` update with the store's rules (a stale
+fingerprint or question is a 409, a viewer's a 403), sessions and runs read through
+visibility and `inspect`, what only a store offers is a 501 naming it, and the tokens are
+the store's."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from temporalio.client import Client
+
+from cli.run_cli import hookagent
+from cli.test_serve_cli import serve, tokens
+from hookagent.server import create_app
+from hookagent.store import _tokens as store_tokens
+from hookagent.store._sqlite import SQLiteStore
+from hookagent.temporal import TemporalRuns, agent_worker
+from server.conftest import bearer
+from temporal.test_runs import build, queue, waiting
+
+pytestmark = pytest.mark.temporal
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
+    opened = SQLiteStore(tmp_path / "sessions.db")
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+async def listed(http: httpx2.AsyncClient, headers: dict[str, str], count: int) -> list[Any]:
+    """The inbox once it lists `count` questions (visibility may lag a moment)."""
+    for _ in range(200):
+        items: list[Any] = (await http.get("/inbox", headers=headers)).json()["items"]
+        if len(items) == count:
+            return items
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the inbox never listed {count} questions: {items}")
+
+
+async def test_the_inbox_lists_and_answers_the_questions_of_runs_on_temporal(
+    client: Client, store: SQLiteStore
+) -> None:
+    _, viewer = await store_tokens.issue(store, "viewer", name="watcher")
+    _, approver = await store_tokens.issue(store, "approver", name="oncall")
+    read, answer = bearer(viewer), bearer(approver)
+    agent = build("prod", "prod")
+    session = f"s-{uuid.uuid4().hex[:8]}"
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go", session=session)
+        await waiting(runs, run_id)
+        app = create_app(store, temporal=client, task_queue=task_queue)
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://t.test") as http:
+            assert (await http.get("/inbox")).status_code == 401
+            [item] = await listed(http, read, 1)
+            assert (item["id"], item["run_id"]) == (f"{run_id}:q1", run_id)
+            assert (item["tool"], item["args"], item["question"]) == (
+                "deploy",
+                {"env": "prod"},
+                "Deploy?",
+            )
+            assert item["session"]["name"] == session and item["fingerprint"]
+            one = await http.get(f"/questions/{item['id']}", headers=read)
+            assert one.json() == item
+            [row] = [
+                s
+                for s in (await http.get("/sessions", headers=read)).json()["items"]
+                if s["name"] == session
+            ]
+            assert (row["status"], row["head_run_id"]) == ("waiting", run_id)
+            detail = (await http.get(f"/sessions/{session}", headers=read)).json()
+            assert [r["id"] for r in detail["runs"]] == [run_id]
+            shown = (await http.get(f"/runs/{run_id}", headers=read)).json()
+            assert shown["status"] == "waiting" and shown["questions"] == [item]
+
+            url = f"/questions/{item['id']}/answer"
+            stale = await http.post(
+                url, json={"decision": "approve", "fingerprint": "another"}, headers=answer
+            )
+            assert stale.status_code == 409, stale.text
+            assert "fingerprint" in stale.json()["detail"]
+            refused = await http.post(url, json={"decision": "approve"}, headers=read)
+            assert refused.status_code == 403
+            body = {"decision": "approve", "scope": "run", "fingerprint": item["fingerprint"]}
+            done = await http.post(url, json=body, headers=answer)
+            assert done.status_code == 200, done.text
+            assert done.json()["question"]["answer"]["by"] == "api:oncall"
+            again = await http.post(url, json={"decision": "deny"}, headers=answer)
+            assert again.status_code == 409, again.text
+
+            result = await runs.result(run_id)
+            assert result.status == "completed" and len(result.tool_calls) == 2
+            assert any("api:oncall via question q1" in str(d) for d in result.decisions)
+            ended = (await http.get(f"/runs/{run_id}", headers=read)).json()
+            assert (ended["status"], ended["output"], ended["questions"]) == ("completed", "ok", [])
+            calls = (await http.get(f"/runs/{run_id}/tool-calls", headers=read)).json()
+            assert [c["name"] for c in calls["items"]] == ["deploy", "deploy"]
+            messages = (await http.get(f"/runs/{run_id}/messages", headers=read)).json()
+            assert messages["items"][0]["content"] == "go"
+            assert (await http.get("/runs/nope", headers=read)).status_code == 404
+            assert (await http.get("/questions/nope:q1", headers=read)).status_code == 404
+
+            for method, path in [
+                ("POST", f"/runs/{run_id}/resume"),
+                ("POST", f"/runs/{run_id}/replay"),
+                ("POST", f"/sessions/{session}/fork"),
+                ("GET", f"/runs/{run_id}/events"),
+            ]:
+                offered = await http.request(method, path, headers=answer)
+                assert offered.status_code == 501, (path, offered.text)
+                assert "not offered for runs on Temporal" in offered.json()["detail"]
+
+
+async def test_an_approval_of_scope_session_from_the_inbox_covers_the_same_call_again(
+    client: Client, store: SQLiteStore
+) -> None:
+    _, approver = await store_tokens.issue(store, "approver", name="oncall")
+    agent = build("prod", "prod")  # run 1 deploys, run 2 deploys again: one question
+    session = f"s-{uuid.uuid4().hex[:8]}"
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        first = await runs.start("go", session=session)
+        await waiting(runs, first)
+        app = create_app(store, temporal=client)
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://t.test") as http:
+            body = {"decision": "approve", "scope": "session"}
+            done = await http.post(
+                f"/questions/{first}:q1/answer", json=body, headers=bearer(approver)
+            )
+            assert done.status_code == 200, done.text
+        result = await runs.result(first)
+    assert result.status == "completed" and len(result.tool_calls) == 2
+    assert any("api:oncall via approval (scope session)" in str(d) for d in result.decisions)
+
+
+async def test_serve_temporal_serves_the_runs_of_a_temporal_server_with_the_stores_tokens(
+    client: Client, temporal_address: str, tmp_path: Path
+) -> None:
+    approver = tokens(tmp_path, "create", "--role", "approver", "--name", "oncall")["token"]
+    agent = build("prod")
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        await waiting(runs, run_id)
+        options = ("--temporal", temporal_address, "--task-queue", task_queue)
+        server, url = await asyncio.to_thread(serve, tmp_path, *options)
+        try:
+            async with httpx2.AsyncClient(base_url=url, timeout=10) as http:
+                assert (await http.get("/inbox")).status_code == 401
+                [item] = await listed(http, bearer(approver), 1)
+                done = await http.post(
+                    f"/questions/{item['id']}/answer",
+                    json={"decision": "deny", "reason": "not today"},
+                    headers=bearer(approver),
+                )
+                assert done.status_code == 200, done.text
+                assert done.json()["resume"] == "the run goes on by itself on its Temporal workers"
+            result = await runs.result(run_id)
+        finally:
+            server.send_signal(signal.SIGINT)
+            _, stderr = await asyncio.to_thread(server.communicate, timeout=30)
+    assert server.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert result.status == "completed" and "not today" in json.dumps(
+        [str(d) for d in result.decisions]
+    )
+
+
+def test_serve_refuses_temporal_options_without_temporal_and_an_unreachable_server(
+    tmp_path: Path,
+) -> None:
+    tokens(tmp_path, "create", "--role", "viewer")
+    alone = hookagent(tmp_path, "serve", "--port", "0", "--task-queue", "q")
+    assert alone.returncode == 2 and "--task-queue is for runs on Temporal" in alone.stderr
+    away = hookagent(tmp_path, "serve", "--port", "0", "--temporal", "127.0.0.1:1")
+    assert away.returncode == 2, away.stderr
+    assert "127.0.0.1:1: cannot reach a Temporal server there" in away.stderr
