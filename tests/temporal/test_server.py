@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import uuid
 from collections.abc import AsyncIterator
@@ -25,6 +26,7 @@ from hookagent.store import _tokens as store_tokens
 from hookagent.store._sqlite import SQLiteStore
 from hookagent.temporal import TemporalRuns, agent_worker
 from server.conftest import bearer
+from server.test_pages import csrf_of
 from temporal.test_runs import build, queue, waiting
 
 pytestmark = pytest.mark.temporal
@@ -188,3 +190,36 @@ def test_serve_refuses_temporal_options_without_temporal_and_an_unreachable_serv
     away = hookagent(tmp_path, "serve", "--port", "0", "--temporal", "127.0.0.1:1")
     assert away.returncode == 2, away.stderr
     assert "127.0.0.1:1: cannot reach a Temporal server there" in away.stderr
+
+
+async def test_the_inbox_page_answers_a_run_on_temporal(client: Client, store: SQLiteStore) -> None:
+    _, approver = await store_tokens.issue(store, "approver", name="oncall")
+    agent = build("prod")
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        await waiting(runs, run_id)
+        transport = httpx2.ASGITransport(app=create_app(store, temporal=client))
+        async with httpx2.AsyncClient(transport=transport, base_url="http://t.test") as http:
+            login = csrf_of((await http.get("/ui/login")).text)
+            signed = await http.post("/ui/login", data={"token": approver, "csrf": login})
+            assert signed.status_code == 303
+            await listed(http, bearer(approver), 1)
+            page = await http.get("/ui")
+            assert f'data-question="{run_id}:q1"' in page.text and "Deploy?" in page.text
+            assert (await http.get(f"/ui/runs/{run_id}")).status_code == 200
+            fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', page.text)
+            assert fingerprint is not None
+            form = {
+                "csrf": csrf_of(page.text),
+                "decision": "approve",
+                "scope": "once",
+                "fingerprint": fingerprint.group(1),
+            }
+            done = await http.post(f"/ui/questions/{run_id}:q1/answer", data=form)
+            assert done.status_code == 303 and done.headers["location"] == "/ui?done=approve"
+            again = await http.post(f"/ui/questions/{run_id}:q1/answer", data=form)
+            assert again.status_code == 409 and "wait" in again.text
+        result = await runs.result(run_id)
+    assert result.tool_calls[0].result.content.startswith("deployed to prod")
+    assert any("web:oncall via question q1" in str(d) for d in result.decisions)
