@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import hookagent as h
-from hookagent.capabilities.subagents import DEPTH, AgentRegistry, AgentSpec, Subagents
+from hookagent.capabilities.subagents import DEPTH, AgentRegistry, AgentSpec, AgentTool, Subagents
 from hookagent.hooks._hook import match
 from hookagent.testing import FunctionModel, ScriptedModel
 
@@ -208,6 +208,29 @@ async def test_several_agent_calls_in_one_turn_run_at_the_same_time() -> None:
         "tool",
         "assistant",
     ]
+
+
+async def test_children_of_one_turn_record_their_own_tool_calls_in_their_own_runs() -> None:
+    """A child running beside another records its calls in its own run, in order, not in
+    its parent's batch of concurrent calls."""
+
+    def model(request: h.ModelRequest) -> Any:
+        replies = sum(m.role == "assistant" for m in request.messages)
+        if request.system_prompt is None:
+            calls = [spawn("writer", "a", "a1"), spawn("writer", "b", "a2")]
+            return [{"tool_calls": calls}, "both done"][replies]
+        path = request.messages[0].content
+        return [{"tool_calls": [{"name": "write", "args": {"path": path}}]}, "wrote"][replies]
+
+    agent = build(model).build()
+    result = await agent.run("go")
+    assert result.output == "both done"
+    tool = agent.tools["Agent"]
+    assert isinstance(tool, AgentTool)
+    for child in tool.owner.states:
+        assert [m.role for m in child.messages] == ["user", "assistant", "tool", "assistant"]
+        [step, _] = child.steps
+        assert [e.result.content for e in step.executions] == [f"wrote {child.messages[0].content}"]
 
 
 async def test_unknown_type_lists_the_agents_and_a_task_matcher_matches_agent() -> None:

@@ -26,6 +26,7 @@ from hookagent.kernel._cancellation import NOT_RUN, interrupted, unanswered
 from hookagent.kernel._context import RunContext
 from hookagent.kernel._failures import HandlesErrors
 from hookagent.kernel._refusal import refused
+from hookagent.kernel._state import RunState
 from hookagent.kernel._tool_flow import ToolCallFlow
 from hookagent.tools._base import ToolContext, ToolResult
 from hookagent.tools._images import without_images
@@ -73,7 +74,7 @@ class ToolExecutor(HandlesErrors):
         sinks: list[list[Callable[[], None]]] = [[] for _ in group]
 
         async def one(call: ToolCall, sink: list[Callable[[], None]]) -> None:
-            _SINK.set(sink)
+            _SINK.set((ctx.state, sink))
             await self.run_one(ctx, call)
 
         try:
@@ -208,10 +209,12 @@ class ToolExecutor(HandlesErrors):
     ) -> None:
         """The result message for the model, and the call's row for the step's record.
         `proxy` is the read-only view of `call.args` that hooks were shown, if any."""
-        sink = _SINK.get()
-        if sink is not None:  # a concurrent call: recorded in call order once all are done
+        found = _SINK.get()
+        # a concurrent call of this run (not of a subagent running inside one of its calls,
+        # which sees its parent's context): recorded in call order once all are done
+        if found is not None and found[0] is ctx.state:
             _SINK.set(None)
-            sink.append(
+            found[1].append(
                 lambda: self._record(
                     ctx,
                     call,
@@ -241,8 +244,10 @@ class ToolExecutor(HandlesErrors):
         )
 
 
-_SINK: ContextVar[list[Callable[[], None]] | None] = ContextVar("tool_record_sink", default=None)
-"""Set inside a concurrently running call: where its record waits for its turn."""
+_SINK: ContextVar[tuple[RunState, list[Callable[[], None]]] | None] = ContextVar(
+    "tool_record_sink", default=None
+)
+"""Set inside a concurrently running call: its run, and where its record waits for its turn."""
 
 
 def _concurrent_group(
