@@ -113,6 +113,8 @@ async def test_the_inbox_lists_and_answers_the_questions_of_runs_on_temporal(
             assert messages["items"][0]["content"] == "go"
             assert (await http.get("/runs/nope", headers=read)).status_code == 404
             assert (await http.get("/questions/nope:q1", headers=read)).status_code == 404
+            child = await http.get("/questions/parent/c1:q1", headers=read)  # a subagent's
+            assert "no question 'parent/c1:q1'" in child.json()["detail"]
 
             for method, path in [
                 ("POST", f"/runs/{run_id}/resume"),

@@ -63,14 +63,16 @@ async def inbox(
 
 
 @router.get(
-    "/questions/{question_id}", response_model=QuestionOut, summary="One question, answered or not"
+    "/questions/{question_id:path}",
+    response_model=QuestionOut,
+    summary="One question, answered or not",
 )
 async def question(request: Request, _: Viewer, question_id: str) -> dict[str, Any]:
     return known(await source_of(request).question(question_id), f"question {question_id!r}")
 
 
 @router.post(
-    "/questions/{question_id}/answer",
+    "/questions/{question_id:path}/answer",
     response_model=Answered,
     summary="Approve or deny a question",
     responses={

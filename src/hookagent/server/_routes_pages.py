@@ -140,7 +140,7 @@ async def run(request: Request, run_id: str) -> Response:
     return _html(run_page(found, csrf=signed_in.csrf, who=who))
 
 
-@router.post("/ui/questions/{question_id}/answer")
+@router.post("/ui/questions/{question_id:path}/answer")
 async def answer(request: Request, question_id: str) -> Response:
     signed_in, form = await _checked(request)
     token = signed_in.token
