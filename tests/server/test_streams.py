@@ -5,6 +5,7 @@ and ends when the run does, resuming after a Last-Event-ID; the same tokens as t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from collections.abc import AsyncIterator
@@ -21,10 +22,17 @@ from .conftest import World
 
 @pytest.fixture
 async def live(world: World) -> AsyncIterator[httpx2.AsyncClient]:
+    async with serving(create_app(world.store, poll=0.02)) as client:
+        yield client
+
+
+@contextlib.asynccontextmanager
+async def serving(app: Any) -> AsyncIterator[httpx2.AsyncClient]:
+    """`app` served by uvicorn on a free loopback port, and a client of it."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(world.store, poll=0.02), lifespan="off", log_level="warning")
+    config = uvicorn.Config(app, lifespan="off", log_level="warning")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     for _ in range(2000):  # uvicorn says when it listens by a flag only

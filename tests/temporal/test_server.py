@@ -27,6 +27,7 @@ from hookagent.store._sqlite import SQLiteStore
 from hookagent.temporal import TemporalRuns, agent_worker
 from server.conftest import bearer
 from server.test_pages import csrf_of
+from server.test_streams import events, serving
 from temporal.test_runs import build, queue, waiting
 
 pytestmark = pytest.mark.temporal
@@ -225,3 +226,24 @@ async def test_the_inbox_page_answers_a_run_on_temporal(client: Client, store: S
         result = await runs.result(run_id)
     assert result.tool_calls[0].result.content.startswith("deployed to prod")
     assert any("web:oncall via question q1" in str(d) for d in result.decisions)
+
+
+async def test_the_inbox_stream_shows_a_question_of_a_run_on_temporal_then_its_answer(
+    client: Client, store: SQLiteStore
+) -> None:
+    _, approver = await store_tokens.issue(store, "approver", name="oncall")
+    agent = build("prod")
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go")
+        await waiting(runs, run_id)
+        app = create_app(store, temporal=client, task_queue=task_queue, poll=0.05)
+        async with serving(app) as http:
+            seen = []
+            async for event in events(http, "/inbox/events", bearer(approver), until="answered"):
+                seen.append(event["event"])
+                if event["event"] == "asked":
+                    assert event["data"]["id"] == f"{run_id}:q1"
+                    await runs.answer(run_id, "q1", True, by="ops")
+        await runs.result(run_id)
+    assert seen == ["asked", "answered"]
