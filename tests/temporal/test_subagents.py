@@ -23,7 +23,7 @@ import hookagent as h
 from cli.run_cli import hookagent
 from hookagent.capabilities.subagents import AgentRegistry, AgentSpec, AgentTool, Subagents
 from hookagent.temporal import TemporalRuns, agent_worker
-from hookagent.testing import ScriptedModel, reply, turn
+from hookagent.testing import FunctionModel, ScriptedModel, reply, turn
 from temporal.kill import killed
 from temporal.test_runs import deploy, queue, replays, shape, waiting
 
@@ -34,14 +34,18 @@ HELPER = AgentSpec(
 )
 
 
-def spawn(prompt: str, call_id: str = "a1") -> Any:
-    args = {"description": "task", "prompt": prompt, "subagent_type": "helper"}
-    return turn("", {"name": "Agent", "args": args, "id": call_id})
+def spawns(env: str, helpers: int) -> Any:
+    """One turn of `helpers` Agent calls (a1, a2…), each asking a helper to deploy."""
+    args = {"description": "task", "prompt": f"deploy to {env}", "subagent_type": "helper"}
+    return turn(
+        "", *({"name": "Agent", "args": args, "id": f"a{i}"} for i in range(1, helpers + 1))
+    )
 
 
-def build(env: str = "staging") -> h.Agent:
-    """A parent that starts a helper, which deploys; the parent's subagent_stop hook keeps
-    the helper going once, and a deploy to prod asks first (the child inherits the hook)."""
+def build(env: str = "staging", helpers: int = 1) -> h.Agent:
+    """A parent that starts `helpers` helpers in one turn, each of which deploys; the
+    parent's subagent_stop hook keeps each helper going once, and a deploy to prod asks
+    first (the child inherits the hook)."""
 
     def ask(event: h.ToolCallEvent) -> h.HookResult | None:
         return h.HookResult.ask("Deploy?") if event.args["env"] == "prod" else None
@@ -54,18 +58,16 @@ def build(env: str = "staging") -> h.Agent:
             return None
         return h.HookResult.block(f"check {event.output} again")
 
-    child = ScriptedModel(
-        [
-            turn("", {"name": "deploy", "args": {"env": env}, "id": "d1"}),
-            reply("deployed"),
-            reply("checked"),
-        ],
-        by_history=True,
-    )
+    def child(request: h.ModelRequest) -> Any:
+        """By the replies in the child's history alone: children of one turn run at once."""
+        replies = sum(m.role == "assistant" for m in request.messages)
+        deploys = {"tool_calls": [{"name": "deploy", "args": {"env": env}, "id": "d1"}]}
+        return [deploys, "deployed", "checked"][replies]
+
     return (
         h.AgentBuilder()
-        .model(ScriptedModel([spawn(f"deploy to {env}"), reply("done")], by_history=True))
-        .model_alias("helper-model", child)
+        .model(ScriptedModel([spawns(env, helpers), reply("done")], by_history=True))
+        .model_alias("helper-model", FunctionModel(child))
         .tools(deploy)
         .with_(Subagents(AgentRegistry([HELPER])))
         .on(h.BEFORE_TOOL, ask, name="ask", match="deploy", inherit="all")
@@ -111,6 +113,20 @@ async def test_a_subagent_runs_as_a_child_workflow_as_it_runs_in_memory(client: 
         if e.HasField("start_child_workflow_execution_initiated_event_attributes")
     ]
     assert len(starts) == 1
+
+
+async def test_subagents_of_one_turn_run_as_child_workflows_at_once(client: Client) -> None:
+    local = await build(helpers=2).run("go")
+    agent = build(helpers=2)
+    async with agent_worker(client, agent, task_queue := queue()):
+        result = await TemporalRuns(agent, client, task_queue).run("go")
+    assert [c.result.content for c in result.tool_calls] == ["[Subagent: helper] checked"] * 2
+    assert [c.result.data["agent_id"] for c in result.tool_calls] == [
+        f"{result.run_id}/a1",
+        f"{result.run_id}/a2",
+    ]
+    assert shape(result)[:4] == shape(local)[:4]  # the decisions of two children interleave
+    assert sorted(map(str, shape(result)[4])) == sorted(map(str, shape(local)[4]))
 
 
 @contextlib.asynccontextmanager

@@ -233,7 +233,12 @@ def _answer(
             json_output=json_output,
         )
 
-    raise typer.Exit(guard(go))
+    code = guard(go)
+    if temporal is not None:  # a Temporal client's threads may abort a normal exit
+        from hookagent.cli._temporal_server import exit_now
+
+        exit_now(code)
+    raise typer.Exit(code)
 
 
 # -- resume -----------------------------------------------------------------------------------
