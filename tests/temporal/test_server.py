@@ -7,6 +7,7 @@ the store's."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
@@ -41,6 +42,20 @@ async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
     await opened.close()
 
 
+@contextlib.asynccontextmanager
+async def asking(
+    client: Client, *envs: str, session: str | None = None
+) -> AsyncIterator[tuple[TemporalRuns, str, str]]:
+    """A worker whose agent deploys to `envs`, and a run of it waiting on its first
+    question: the runs, the run's id and the task queue."""
+    agent = build(*envs)
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        run_id = await runs.start("go", session=session)
+        await waiting(runs, run_id)
+        yield runs, run_id, task_queue
+
+
 async def listed(http: httpx2.AsyncClient, headers: dict[str, str], count: int) -> list[Any]:
     """The inbox once it lists `count` questions (visibility may lag a moment)."""
     for _ in range(200):
@@ -57,12 +72,8 @@ async def test_the_inbox_lists_and_answers_the_questions_of_runs_on_temporal(
     _, viewer = await store_tokens.issue(store, "viewer", name="watcher")
     _, approver = await store_tokens.issue(store, "approver", name="oncall")
     read, answer = bearer(viewer), bearer(approver)
-    agent = build("prod", "prod")
     session = f"s-{uuid.uuid4().hex[:8]}"
-    async with agent_worker(client, agent, task_queue := queue()):
-        runs = TemporalRuns(agent, client, task_queue)
-        run_id = await runs.start("go", session=session)
-        await waiting(runs, run_id)
+    async with asking(client, "prod", "prod", session=session) as (runs, run_id, task_queue):
         app = create_app(store, temporal=client, task_queue=task_queue)
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(transport=transport, base_url="http://t.test") as http:
@@ -132,12 +143,9 @@ async def test_an_approval_of_scope_session_from_the_inbox_covers_the_same_call_
     client: Client, store: SQLiteStore
 ) -> None:
     _, approver = await store_tokens.issue(store, "approver", name="oncall")
-    agent = build("prod", "prod")  # run 1 deploys, run 2 deploys again: one question
     session = f"s-{uuid.uuid4().hex[:8]}"
-    async with agent_worker(client, agent, task_queue := queue()):
-        runs = TemporalRuns(agent, client, task_queue)
-        first = await runs.start("go", session=session)
-        await waiting(runs, first)
+    # the run deploys twice: the approval of its one question covers the second call
+    async with asking(client, "prod", "prod", session=session) as (runs, first, _):
         app = create_app(store, temporal=client)
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(transport=transport, base_url="http://t.test") as http:
@@ -155,11 +163,7 @@ async def test_serve_temporal_serves_the_runs_of_a_temporal_server_with_the_stor
     client: Client, temporal_address: str, tmp_path: Path
 ) -> None:
     approver = tokens(tmp_path, "create", "--role", "approver", "--name", "oncall")["token"]
-    agent = build("prod")
-    async with agent_worker(client, agent, task_queue := queue()):
-        runs = TemporalRuns(agent, client, task_queue)
-        run_id = await runs.start("go")
-        await waiting(runs, run_id)
+    async with asking(client, "prod") as (runs, run_id, task_queue):
         options = ("--temporal", temporal_address, "--task-queue", task_queue)
         server, url = await asyncio.to_thread(serve, tmp_path, *options)
         try:
@@ -197,11 +201,7 @@ def test_serve_refuses_temporal_options_without_temporal_and_an_unreachable_serv
 
 async def test_the_inbox_page_answers_a_run_on_temporal(client: Client, store: SQLiteStore) -> None:
     _, approver = await store_tokens.issue(store, "approver", name="oncall")
-    agent = build("prod")
-    async with agent_worker(client, agent, task_queue := queue()):
-        runs = TemporalRuns(agent, client, task_queue)
-        run_id = await runs.start("go")
-        await waiting(runs, run_id)
+    async with asking(client, "prod") as (runs, run_id, _):
         transport = httpx2.ASGITransport(app=create_app(store, temporal=client))
         async with httpx2.AsyncClient(transport=transport, base_url="http://t.test") as http:
             login = csrf_of((await http.get("/ui/login")).text)
@@ -232,11 +232,7 @@ async def test_the_inbox_stream_shows_a_question_of_a_run_on_temporal_then_its_a
     client: Client, store: SQLiteStore
 ) -> None:
     _, approver = await store_tokens.issue(store, "approver", name="oncall")
-    agent = build("prod")
-    async with agent_worker(client, agent, task_queue := queue()):
-        runs = TemporalRuns(agent, client, task_queue)
-        run_id = await runs.start("go")
-        await waiting(runs, run_id)
+    async with asking(client, "prod") as (runs, run_id, task_queue):
         app = create_app(store, temporal=client, task_queue=task_queue, poll=0.05)
         async with serving(app) as http:
             seen = []
