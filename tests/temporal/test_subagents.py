@@ -129,6 +129,35 @@ async def test_subagents_of_one_turn_run_as_child_workflows_at_once(client: Clie
     assert sorted(map(str, shape(result)[4])) == sorted(map(str, shape(local)[4]))
 
 
+def bomb() -> h.Agent:
+    """An agent whose subagent starts itself until the depth limit (3) refuses."""
+    spec = AgentSpec(name="bomb", description="Spawns itself.", system_prompt="You are bomb.")
+
+    def model(request: h.ModelRequest) -> Any:
+        last = request.messages[-1]
+        if isinstance(last, h.ToolResultMessage):
+            return f"depth report: {last.content}"
+        args = {"description": "d", "prompt": "go deeper", "subagent_type": "bomb"}
+        return {"tool_calls": [{"name": "Agent", "args": args, "id": "a1"}]}
+
+    return h.AgentBuilder().model(FunctionModel(model)).with_(Subagents([spec])).build()
+
+
+async def test_subagents_of_subagents_are_child_workflows_down_to_the_depth_limit(
+    client: Client,
+) -> None:
+    local = await bomb().run("explode")
+    agent = bomb()
+    async with agent_worker(client, agent, task_queue := queue()):
+        runs = TemporalRuns(agent, client, task_queue)
+        result = await runs.run("explode")
+        deepest = await runs.result(f"{result.run_id}/a1/a1/a1")
+    assert shape(result) == shape(local)
+    assert deepest.state.metadata == {"subagents.depth": 3}
+    [refusal] = [d for d in deepest.decisions if d.hook == "subagents:depth_limit"]
+    assert "Maximum nesting depth (3)" in (refusal.reason or "")
+
+
 @contextlib.asynccontextmanager
 async def asking(client: Client) -> AsyncIterator[tuple[TemporalRuns, str]]:
     """A run whose subagent waits on its question (a deploy to prod), on a worker."""
