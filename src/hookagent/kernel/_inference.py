@@ -11,7 +11,7 @@ from hookagent.hooks._events import InferenceEvent, InferenceResultEvent
 from hookagent.hooks._points import AFTER_INFERENCE, BEFORE_INFERENCE
 from hookagent.kernel._context import RunContext
 from hookagent.kernel._failures import HandlesErrors
-from hookagent.models._base import ModelRequest, ModelResponse, StreamingModel
+from hookagent.models._base import ModelRequest, ModelResponse, StreamingModel, model_request
 from hookagent.models._received import received, safe_deltas
 
 __all__ = ["Inference"]
@@ -26,12 +26,8 @@ class Inference(HandlesErrors):
         context texts after_inference hooks attached to it."""
         state = ctx.state
         state.position.phase = "inference"
-        request = ModelRequest(
-            messages=ctx.view.messages,
-            tools=ctx.tool_specs,
-            system_prompt=ctx.system_prompt,
-            settings=ctx.settings,
-            step=state.position.step,
+        request = model_request(
+            ctx.view.messages, ctx.tool_specs, ctx.system_prompt, ctx.settings, state.position.step
         )
         cached: ModelResponse | None = None
         if ctx.hooks.wants(BEFORE_INFERENCE):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -41,9 +41,18 @@ class Position:
     call_id: str | None = None
 
 
+def _uuid4_hex() -> str:
+    """`uuid.uuid4().hex`, built from the same 16 random bytes with the same version and
+    variant bits, without the `UUID` object's checks (a third of the cost: a run makes one)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    return raw.hex()
+
+
 @dataclass(slots=True, kw_only=True)
 class RunState:
-    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    run_id: str = field(default_factory=_uuid4_hex)
     parent_run_id: str | None = None
     session_id: str | None = None
     status: RunStatus = "running"

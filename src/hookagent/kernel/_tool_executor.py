@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any, final
 
 from hookagent._canonical import call_key, canonical
-from hookagent._messages import ToolCall, ToolResultMessage
+from hookagent._messages import ToolCall, tool_result_message
 from hookagent._surrogates import replace as replace_surrogates
 from hookagent.hooks._decision import Decision
 from hookagent.hooks._points import AFTER_TOOL, BEFORE_TOOL, TOOL_REFUSED
@@ -44,14 +44,18 @@ class ToolExecutor(HandlesErrors):
         say `concurrent = True` (subagents) run at the same time, and are recorded in call
         order. Every call ends with a result in the conversation, even when the run stops
         or a hook error aborts the batch, so it stays well-formed."""
-        index = 0
+        index, state, traits = 0, ctx.state, ctx.traits
         while index < len(calls):
             call = calls[index]
-            if ctx.ended:
+            if state.stop_reason is not None:
                 self._skip(ctx, call, "the run was stopped before this call")
                 index += 1
                 continue
-            group = _concurrent_group(ctx, calls, index)
+            group = (
+                _concurrent_group(ctx, calls, index)
+                if traits.get(call.name, DEFAULT_TRAITS).concurrent
+                else (call,)
+            )
             try:
                 if len(group) > 1:
                     await self._run_together(ctx, group)
@@ -167,12 +171,11 @@ class ToolExecutor(HandlesErrors):
         surrogates as U+FFFD, which a provider or the store would refuse), cut to a preview
         and saved whole in the run's folder when longer than the tool's `max_result_chars`;
         and the number of its last attempt, error-policy retries counted."""
-        tool = ctx.tools[call.name]
-        run_id = ctx.view.run_id
-        key = lambda: call_key(run_id, call.id, canonical(dict(args)))  # noqa: E731  # when asked
+        tool, view = ctx.tools[call.name], ctx.view
+        key = lambda: call_key(view.run_id, call.id, canonical(dict(args)))  # noqa: E731  # when asked
         while True:
             try:
-                result = await tool(args, ToolContext(run=ctx.view, call=call, idempotency_key=key))
+                result = await tool(args, ToolContext(run=view, call=call, idempotency_key=key))
                 break
             except Exception as exc:
                 action = await self._errors.handle(
@@ -183,9 +186,11 @@ class ToolExecutor(HandlesErrors):
                     result = ToolResult.error(error)
                     break
                 attempt += 1
-        content = replace_surrogates(result.content)
-        if content is not result.content:
-            result = replace(result, content=content)
+        content = result.content
+        if not content.isascii():  # ASCII holds no surrogate: most results stop here
+            content = replace_surrogates(content)
+            if content is not result.content:
+                result = replace(result, content=content)
         if result.images and not getattr(ctx.model, "accepts_images", False):
             result = without_images(result)
         outputs = ctx.outputs
@@ -231,13 +236,7 @@ class ToolExecutor(HandlesErrors):
         state = ctx.state
         messages = state.messages
         messages.append(
-            ToolResultMessage(
-                call_id=call.id,
-                name=call.name,
-                content=result.content,
-                is_error=result.is_error,
-                images=result.images,
-            )
+            tool_result_message(call.id, call.name, result.content, result.is_error, result.images)
         )
         state.steps.append_call(
             len(messages) - 1, call, args, proxy, result, blocked, started, duration, attempts

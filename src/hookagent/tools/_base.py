@@ -28,6 +28,7 @@ __all__ = [
     "Tool",
     "ToolContext",
     "ToolResult",
+    "text_result",
 ]
 
 
@@ -64,7 +65,7 @@ class ToolResult:
         if isinstance(value, ToolResult):
             return value
         if isinstance(value, str):
-            return cls(content=value, data=value)
+            return text_result(value)
         try:
             text = json.dumps(value, ensure_ascii=False, default=str)
         except (TypeError, ValueError):
@@ -80,6 +81,24 @@ class ToolResult:
         None for an error result, other data, or a missing key."""
         data = self.data
         return None if self.is_error or not isinstance(data, Mapping) else data.get(key)
+
+
+def text_result(text: str) -> ToolResult:
+    """`ToolResult.of(text)` for a str (`content` and `data` both `text`), filled through the
+    slots: the frozen `__init__` costs twice as much, and most tool functions return a str.
+    Equal to the constructor's (a test holds every field to it)."""
+    result: ToolResult = _new(ToolResult)
+    _CONTENT(result, text)
+    _IS_ERROR(result, False)
+    _DATA(result, text)
+    _IMAGES(result, ())
+    return result
+
+
+_new: Final = object.__new__
+_CONTENT, _IS_ERROR, _DATA, _IMAGES = (
+    getattr(ToolResult, name).__set__ for name in ("content", "is_error", "data", "images")
+)
 
 
 @final

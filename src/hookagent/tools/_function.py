@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any, Final, cast, get_type_hints, overload
 
 from hookagent._errors import ConfigError
 from hookagent._threads import in_thread
-from hookagent.tools._base import INHERIT, RECONCILE_TIMEOUT, Reconciled, ToolContext, ToolResult
+from hookagent.tools._base import (
+    INHERIT,
+    RECONCILE_TIMEOUT,
+    Reconciled,
+    ToolContext,
+    ToolResult,
+    text_result,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -98,7 +105,7 @@ class FunctionTool:
         else:
             value = self._fn(**kwargs)
         if type(value) is str:  # most results: no awaitable test, no generic conversion
-            return ToolResult(content=value, data=value)
+            return text_result(value)
         if not self._is_async and inspect.isawaitable(value):  # a def that returns one
             value = await value
         return ToolResult.of(value)
