@@ -60,6 +60,9 @@ class ExecutionLifecycle:
     async def submit(self, ctx: RunContext, prompt: str) -> None:
         """A user message enters the run, unless a user_prompt hook refuses it."""
         state = ctx.state
+        if not ctx.hooks.wants(USER_PROMPT):  # no event for nobody
+            state.messages.append(UserMessage(content=prompt))
+            return
         decision, event = await ctx.hooks.fire(
             USER_PROMPT, PromptEvent(run=ctx.view, prompt=prompt)
         )
@@ -80,7 +83,8 @@ class ExecutionLifecycle:
         ctx.tick()
         if state.stop_reason is None:
             state.finish("completed", "completed")
-        await ctx.hooks.fire(EXECUTION_END, RunEvent(run=ctx.view))
+        if ctx.hooks.wants(EXECUTION_END):
+            await ctx.hooks.fire(EXECUTION_END, RunEvent(run=ctx.view))
 
     async def close(self, ctx: RunContext) -> None:
         """session_end, once the run has ended."""

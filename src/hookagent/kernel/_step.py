@@ -31,34 +31,38 @@ class StepRunner:
         self._tools = tools
 
     async def run(self, ctx: RunContext) -> None:
-        state = ctx.state
-        index = state.step_count + 1
+        # `ended` is read as the state's `stop_reason`, and the step count as the length of
+        # its table, each in this frame: this runs every step.
+        state, hooks = ctx.state, ctx.hooks
+        index = len(state.steps) + 1
         state.position.phase, state.position.step, state.position.call_id = "step", index, None
-        if ctx.hooks.wants(BEFORE_STEP):
+        if hooks.wants(BEFORE_STEP):
             await ctx.consult(BEFORE_STEP, StepEvent(run=ctx.view, step=index))
-            if ctx.ended:
+            if state.stop_reason is not None:
                 return
         started, wall = perf_counter(), time.time()
         response, contexts = await self._inference.infer(ctx)
         at, calls = -1, 0
         if response is not None:
-            at = len(state.messages)
-            state.messages.append(response.message)
-            state.add_reminder(contexts)
+            messages = state.messages
+            at = len(messages)
+            messages.append(response.message)
+            if contexts:
+                state.add_reminder(contexts)
             tool_calls = response.message.tool_calls
             if tool_calls and ctx.calls is not None:
                 ctx.calls.planned(index, tool_calls)
-            if tool_calls and not ctx.ended:
+            if tool_calls and state.stop_reason is None:
                 calls = len(tool_calls)
                 try:
                     await self._tools.run_all(ctx, tool_calls)
                 except asyncio.CancelledError:  # every call has its result (`cancellation`)
                     self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
                     raise
-        elif ctx.ended:
+        elif state.stop_reason is not None:
             return
         self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
-        if ctx.hooks.wants(AFTER_STEP):
+        if hooks.wants(AFTER_STEP):
             await ctx.consult(
                 AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=state.steps[-1])
             )

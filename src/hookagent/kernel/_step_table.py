@@ -117,8 +117,8 @@ class StepTable(Sequence[StepRecord]):
         (a batch cut short by an error) and are dropped."""
         rows = self._calls
         done = self._calls_end[-1] if self._calls_end else 0
-        if len(rows) - calls != done:
-            rows.drop(done, len(rows) - calls)
+        if len(rows.flags) - calls != done:  # (the column's length: no `__len__` frame)
+            rows.drop(done, len(rows.flags) - calls)
         errors: tuple[str, ...] = ()
         if at < 0:
             kind, errors = ERROR, (failure or "",)
@@ -187,7 +187,7 @@ class StepTable(Sequence[StepRecord]):
         self._usage.append(usage)
         self._started.append(started)
         self._duration.append(duration)
-        self._calls_end.append(len(self._calls))
+        self._calls_end.append(len(self._calls.flags))
         self._calls.errors = 0
 
     # -- reading ----------------------------------------------------------------------
