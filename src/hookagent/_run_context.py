@@ -8,12 +8,13 @@ cannot drift apart.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hookagent._run_setup import RunSetup
 from hookagent.hooks._engine import fold
 from hookagent.hooks._hook import Hook
-from hookagent.hooks._points import SHOULD_CONTINUE
+from hookagent.hooks._points import SHOULD_CONTINUE, STOP, HookPoint
 from hookagent.hooks._watch import HookWatch
 from hookagent.kernel._approval import Approver
 from hookagent.kernel._context import RunContext
@@ -21,7 +22,7 @@ from hookagent.kernel._dispatch import Dispatcher
 from hookagent.kernel._seams import RunLayer, settle_directly
 from hookagent.kernel._state import RunState
 from hookagent.models._base import OnDelta
-from hookagent.policies._limits import quiet_continue
+from hookagent.policies._limits import quiet_continue, quiet_stop
 
 if TYPE_CHECKING:
     from hookagent._agent import Agent
@@ -30,10 +31,10 @@ __all__ = ["run_context"]
 
 
 def _at(
-    hooks: Dispatcher,
+    hooks: Dispatcher, point: HookPoint[Any]
 ) -> tuple[tuple[Hook[Any], ...] | None, Callable[[], tuple[Hook[Any], ...] | None]]:
-    """The hooks at should_continue now, and how to read them again."""
-    return hooks.wants(SHOULD_CONTINUE), lambda: hooks.wants(SHOULD_CONTINUE)
+    """The hooks at `point` now, and how to read them again (with no Python frame)."""
+    return hooks.wants(point), partial(hooks.wants, point)
 
 
 def run_context(
@@ -76,5 +77,6 @@ def run_context(
         kept=layer is not None,
         elapsed_before=state.elapsed,
         # a layer that keeps the run journals every fold, so its runs fold every step
-        quiet_continue=None if layer is not None else quiet_continue(*_at(hooks)),
+        quiet_continue=None if layer is not None else quiet_continue(*_at(hooks, SHOULD_CONTINUE)),
+        quiet_stop=None if layer is not None else quiet_stop(*_at(hooks, STOP)),
     )

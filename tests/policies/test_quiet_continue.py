@@ -1,6 +1,7 @@
-"""After a step that called tools, a run whose only should_continue hooks are the limits goes
-on without folding them while no limit is reached; every run ends with the same steps,
-decisions and stop as when each step folds."""
+"""A run whose only should_continue hooks are the limits goes on without folding them while
+no limit is reached, and after an answer goes on to the stop without folding them; a stop
+whose only hooks are the limits' own completes the run without folding them. Every run ends
+with the same steps, decisions and stop as when each step and the stop fold."""
 
 from __future__ import annotations
 
@@ -11,10 +12,16 @@ import pytest
 
 import hookagent as h
 from hookagent import _run_context
-from hookagent.hooks._events import ContinueEvent
+from hookagent.hooks._events import ContinueEvent, StopEvent
 from hookagent.hooks._hook import make_hook
 from hookagent.kernel import _loop
-from hookagent.policies._limits import StepLimit, TokenLimit, ToolCallPresence, quiet_continue
+from hookagent.policies._limits import (
+    StepLimit,
+    TokenLimit,
+    ToolCallPresence,
+    quiet_continue,
+    quiet_stop,
+)
 from hookagent.testing import ScriptedModel, reply, turn
 
 
@@ -31,6 +38,14 @@ def calls_then_answer(calls: int, tokens: int = 10) -> ScriptedModel:
 
 def never_continue(event: ContinueEvent) -> None:
     return None
+
+
+def never_block(event: StopEvent) -> None:
+    return None
+
+
+def block_once(event: StopEvent) -> h.HookResult | None:
+    return None if event.stop_hook_active else h.HookResult.block("one more step")
 
 
 Build = Callable[[], h.AgentBuilder]
@@ -57,6 +72,20 @@ RUNS: dict[str, Build] = {
     "cost limit": lambda: (
         h.AgentBuilder().model(calls_then_answer(4)).tools(ping).limits(max_cost=1000.0)
     ),
+    "a user stop hook": lambda: (
+        h.AgentBuilder().model(calls_then_answer(2)).tools(ping).on(h.STOP, never_block)
+    ),
+    "a stop hook that blocks": lambda: (
+        h.AgentBuilder()
+        .model(ScriptedModel([reply("first"), reply("second")]))
+        .on(h.STOP, block_once, name="once")
+    ),
+    "a block at the step limit": lambda: (
+        h.AgentBuilder()
+        .model(ScriptedModel([reply("first"), reply("second")]))
+        .limits(max_steps=1)
+        .on(h.STOP, block_once, name="once")
+    ),
 }
 
 
@@ -77,8 +106,13 @@ async def test_a_run_ends_as_when_every_step_folds(
 ) -> None:
     quick = await RUNS[name]().build().run("go")
     monkeypatch.setattr(_run_context, "quiet_continue", lambda *hooks: None)
+    monkeypatch.setattr(_run_context, "quiet_stop", lambda *hooks: None)
     folded = await RUNS[name]().build().run("go")
     assert outline(quick) == outline(folded)
+    assert (quick.output, quick.state.position.phase) == (
+        folded.output,
+        folded.state.position.phase,
+    )
 
 
 @pytest.mark.parametrize(
@@ -92,20 +126,38 @@ async def test_the_limits_stop_where_they_are_reached(name: str, reason: str) ->
     assert stop.hook == f"limits:{reason.replace('steps', 'step')}"
 
 
-async def test_only_the_last_step_folds_under_the_default_limits(
+async def test_nothing_folds_at_should_continue_or_stop_under_the_default_limits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    built: list[int] = []
+    built: list[object] = []
 
-    def counted(**fields: Any) -> ContinueEvent:
-        built.append(fields["step"])
-        return ContinueEvent(**fields)
+    def counted(kind: Callable[..., Any]) -> Callable[..., Any]:
+        def build(**fields: Any) -> Any:
+            built.append(kind)
+            return kind(**fields)
 
-    monkeypatch.setattr(_loop, "ContinueEvent", counted)
+        return build
+
+    monkeypatch.setattr(_loop, "ContinueEvent", counted(ContinueEvent))
+    monkeypatch.setattr(_loop, "StopEvent", counted(StopEvent))
     result = await RUNS["completes"]().build().run("go")
-    assert result.status == "completed"
+    assert (result.status, result.stop_reason, result.output) == ("completed", "completed", "done")
     assert len(result.steps) == 5
-    assert len(built) == 1  # the answer's step: the model called no tools
+    assert built == []
+    assert not result.decisions
+
+
+@pytest.mark.parametrize("point", [h.SHOULD_CONTINUE, h.STOP])
+async def test_a_hook_at_should_continue_or_stop_sees_the_answer_step(point: Any) -> None:
+    seen: list[int] = []
+
+    def watch(event: Any) -> None:
+        seen.append(event.step)
+
+    agent = h.AgentBuilder().model(calls_then_answer(2)).tools(ping).on(point, watch)
+    result = await agent.build().run("go")
+    assert result.status == "completed"
+    assert seen[-1] == 3
 
 
 async def test_a_user_hook_at_should_continue_runs_every_step() -> None:
@@ -132,6 +184,14 @@ def test_the_test_exists_only_for_the_limits_own_hooks() -> None:
     assert quiet_continue((*hooks(StepLimit(3), ToolCallPresence()), other)) is None
 
 
+def test_the_stop_test_exists_only_for_the_limits_own_hooks() -> None:
+    stops = tuple(hook for hook in StepLimit(3).hooks() if hook.point is h.STOP)
+    assert quiet_stop(stops) is not None
+    assert quiet_stop(None) is not None  # nobody listens: nothing can vote
+    other = make_hook(h.STOP, never_block)
+    assert quiet_stop((*stops, other)) is None
+
+
 async def test_a_hook_added_to_should_continue_during_a_run_runs_from_then_on() -> None:
     seen: list[int] = []
 
@@ -149,3 +209,19 @@ async def test_a_hook_added_to_should_continue_during_a_run_runs_from_then_on() 
     agent.registry.add(make_hook(h.AFTER_STEP, add_once, name="adds"))
     await agent.run("go")
     assert seen == [1, 2, 3, 4, 5]
+
+
+async def test_a_hook_added_to_stop_during_a_run_runs_at_its_stop() -> None:
+    model = ScriptedModel([turn("", {"name": "ping"}), reply("first"), reply("second")])
+    agent = h.AgentBuilder().model(model).tools(ping).build()
+
+    def add(event: Any) -> None:
+        if event.step == 1:
+            agent.registry.add(make_hook(h.STOP, block_once, name="late"))
+
+    agent.registry.add(make_hook(h.AFTER_STEP, add, name="adds"))
+    result = await agent.run("go")
+    assert (result.status, result.output) == ("completed", "second")
+    assert [(d.point, d.hook, d.outcome) for d in result.decisions] == [
+        ("stop", "user:late", "block")
+    ]

@@ -76,10 +76,13 @@ class RunContext:
     clock: Callable[[], float] = perf_counter
     """What execution time is measured with (`tick`): a workflow's own clock on Temporal, so
     a time limit replays the same."""
-    quiet_continue: Callable[[RunView], bool] | None = None
-    """After a step that called tools: whether the should_continue fold would be a routine
-    continue, so the loop goes on without it (only the limits listen there, and none is
-    reached; `policies.quiet_continue`). None: every step folds."""
+    quiet_continue: Callable[[RunView, int], bool] | None = None
+    """After a step that ran this many tool calls: whether the should_continue fold would
+    record nothing (only the limits listen there, and none is reached), so the loop goes on,
+    or on to the stop, without it (`policies.quiet_continue`). None: every step folds."""
+    quiet_stop: Callable[[], bool] | None = None
+    """Whether the stop fold would record nothing and let the run complete (only the limits
+    listen there; `policies.quiet_stop`). None: the stop always folds."""
 
     @property
     def ended(self) -> bool:

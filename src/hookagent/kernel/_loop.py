@@ -131,6 +131,10 @@ class StopResolver:
         instruction for the model)."""
         state = ctx.state
         state.position.phase = "stop"
+        quiet = ctx.quiet_stop
+        if quiet is not None and quiet():  # no hook there would vote: the run completes
+            state.finish("completed", "completed")
+            return
         decision, event = await ctx.hooks.fire(
             STOP,
             StopEvent(
@@ -177,12 +181,20 @@ class ContinuationEvaluator:
         state = ctx.state
         state.position.phase = "continue"
         quiet = ctx.quiet_continue
-        return quiet is not None and state.steps.last_call_count() > 0 and quiet(ctx.view)
+        if quiet is None:
+            return False
+        calls = state.steps.last_call_count()
+        return calls > 0 and quiet(ctx.view, calls)
 
     async def decide(self, ctx: RunContext) -> None:
-        """The should_continue fold, when `routine` says it is needed."""
+        """The should_continue fold, when `routine` says it is needed; after a step with no
+        tool calls, when it would record nothing, the run goes on to the stop without it."""
         state = ctx.state
         calls = state.steps.last_call_count()
+        quiet = ctx.quiet_continue
+        if not calls and quiet is not None and quiet(ctx.view, 0):
+            await self._stop.resolve(ctx)
+            return
         decision, _ = await ctx.consult(
             SHOULD_CONTINUE, ContinueEvent(run=ctx.view, step=state.position.step, tool_calls=calls)
         )

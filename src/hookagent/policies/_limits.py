@@ -25,7 +25,15 @@ from hookagent.tools._base import Tool
 if TYPE_CHECKING:
     from hookagent.kernel._view import RunView
 
-__all__ = ["Limit", "StepLimit", "TimeLimit", "TokenLimit", "ToolCallPresence", "quiet_continue"]
+__all__ = [
+    "Limit",
+    "StepLimit",
+    "TimeLimit",
+    "TokenLimit",
+    "ToolCallPresence",
+    "quiet_continue",
+    "quiet_stop",
+]
 
 
 Check = Callable[["ContinueEvent | StopEvent"], "HookResult | None"]
@@ -53,9 +61,6 @@ class Limit:
         continue and `measure(run)` has reached `ceiling`, and at stop when a stop hook blocks
         the stop."""
 
-        def on_stop(event: StopEvent, best: HookResult) -> HookResult | None:
-            return check(event) if best.kind == "block" else None
-
         common: dict[str, Any] = {
             "name": label,
             "source": "limits",
@@ -64,7 +69,7 @@ class Limit:
             "timeout": None,
         }
         yield make_hook(SHOULD_CONTINUE, _Reached(measure, ceiling, check), **common)
-        yield make_hook(STOP, on_stop, **common)
+        yield make_hook(STOP, _RefusesBlock(check), **common)
 
 
 @final
@@ -89,15 +94,34 @@ class _Reached:
         return None
 
 
-def quiet_continue(
-    hooks: tuple[Hook[Any], ...] | None,
-    current: Callable[[], tuple[Hook[Any], ...] | None] | None = None,
-) -> Callable[[RunView], bool] | None:
+@final
+class _RefusesBlock:
+    """A limit's stop hook: a stop hook's block would buy another step, so it stops the run
+    instead (`check`) when the fold so far blocks, and else does not vote. A type of its own
+    lets `quiet_stop` tell, with no fold, that it would not vote."""
+
+    __slots__ = ("check",)
+
+    def __init__(self, check: Check):
+        self.check = check
+
+    def __call__(self, event: StopEvent, best: HookResult) -> HookResult | None:
+        return self.check(event) if best.kind == "block" else None
+
+
+Hooks = tuple[Hook[Any], ...] | None
+Current = Callable[[], Hooks]
+"""A point's hooks as they are now (`Dispatcher.wants` for the point)."""
+Quiet = Callable[["RunView", int], bool]
+
+
+def quiet_continue(hooks: Hooks, current: Current | None = None) -> Quiet | None:
     """For the hooks at should_continue: when they are only the limits' own, with a
-    `ToolCallPresence`, a test of whether their fold after a step in which the model called
-    tools is presence's routine continue (no limit reached), which records nothing. The
-    kernel then goes on to the next step without building the event or folding; when a
-    limit is reached the fold runs and records the stop as ever. None when any other hook
+    `ToolCallPresence`, a test `quiet(run, calls)` of whether their fold after a step that
+    ran `calls` tool calls records nothing: presence's routine continue when the model
+    called tools and no limit is reached, no vote at all when it called none. The kernel
+    then goes on (or on to the stop) without building the event or folding; when a limit
+    is reached the fold runs and records the stop as ever. None when any other hook
     listens there: then every step folds. `current()` gives the point's hooks as they are
     now: once a hook is added or removed during the run, every step folds."""
     gauges: list[tuple[Callable[[RunView], float], float]] = []
@@ -116,15 +140,32 @@ def quiet_continue(
         return None
     limits = tuple(gauges)
 
-    def under(run: RunView) -> bool:
+    def under(run: RunView, calls: int) -> bool:
         if current is not None and current() is not hooks:
             return False  # the hooks changed since: the fold decides
+        if not calls:
+            return True  # presence does not vote, and so neither does a limit
         for measure, ceiling in limits:  # noqa: SIM110  # no generator: this runs every step
             if measure(run) >= ceiling:
                 return False
         return True
 
     return under
+
+
+def quiet_stop(hooks: Hooks, current: Current | None = None) -> Callable[[], bool] | None:
+    """For the hooks at stop: when they are only the limits' own (or none), which vote only
+    on a block no other hook there can give, a test that their fold records nothing and the
+    run completes; the kernel then ends the run without building the event or folding. None
+    when any other hook listens there. `current()` as for `quiet_continue`."""
+    for hook in hooks or ():
+        if hook.match is not None or not isinstance(hook.fn, _RefusesBlock):
+            return None
+
+    def unchanged() -> bool:
+        return current is None or current() is hooks
+
+    return unchanged
 
 
 _STEPS: Final = attrgetter("step_count")
