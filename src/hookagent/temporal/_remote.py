@@ -22,7 +22,7 @@ from datetime import timedelta
 from typing import Any, Final, final
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
+from temporalio.common import RawValue, RetryPolicy
 from temporalio.exceptions import ActivityError
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 
@@ -84,9 +84,10 @@ class ActivityModel(StandIn):
         self._agent = agent
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
-        sent = codec.dump_field("request", request)
-        size = oversize(sent, self._timeouts.payload)
-        if size is not None:
+        # converted once, here: its size is checked and it is sent as it is (`RawValue`)
+        sent = workflow.payload_converter().to_payload(codec.dump_field("request", request))
+        size = sent.ByteSize()
+        if size > self._timeouts.payload:
             raise ModelError(
                 f"run {workflow.info().workflow_id}: the model request is {size} bytes, over "
                 f"the {self._timeouts.payload}-byte payload limit of a run on Temporal: its "
@@ -99,7 +100,7 @@ class ActivityModel(StandIn):
             )
         data: dict[str, Any] = await workflow.execute_activity(
             MODEL,
-            args=[sent] if self._agent is None else [sent, self._agent],
+            args=[RawValue(sent)] if self._agent is None else [RawValue(sent), self._agent],
             start_to_close_timeout=self._timeouts.model,
             heartbeat_timeout=self._timeouts.heartbeat,
         )
