@@ -194,6 +194,10 @@ def test_serve_refuses_temporal_options_without_temporal_and_an_unreachable_serv
     tokens(tmp_path, "create", "--role", "viewer")
     alone = hookagent(tmp_path, "serve", "--port", "0", "--task-queue", "q")
     assert alone.returncode == 2 and "--task-queue is for runs on Temporal" in alone.stderr
+    told = hookagent(
+        tmp_path, "serve", "--temporal", "127.0.0.1:1", "--notify", "http://127.0.0.1:9/h"
+    )
+    assert told.returncode == 2 and "--notify is for the runs the server resumes" in told.stderr
     away = hookagent(tmp_path, "serve", "--port", "0", "--temporal", "127.0.0.1:1")
     assert away.returncode == 2, away.stderr
     assert "127.0.0.1:1: cannot reach a Temporal server there" in away.stderr

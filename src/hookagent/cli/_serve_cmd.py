@@ -85,6 +85,12 @@ def serve(
         for flag, given in (("--namespace", namespace), ("--task-queue", task_queue)):
             if given is not None and temporal is None:
                 raise ConfigError(f"{flag} is for runs on Temporal: give --temporal HOST:PORT")
+        for flag, urls in (("--notify", notify), ("--notify-inbox", notify_inbox)):
+            if urls and temporal is not None:
+                raise ConfigError(
+                    f"{flag} is for the runs the server resumes, which it does not on "
+                    "Temporal: leave it out (the workers' runs ask through their own hooks)"
+                )
         notice = notifier(
             notify, notify_inbox, lambda failed: typer.echo(f"warning: {failed}", err=True)
         )

@@ -68,6 +68,8 @@ def create_app(
     )
     app.state.store = store  # the tokens; the runs too, unless they are on Temporal
     app.state.runs = _source(store, temporal, task_queue)
+    if temporal is not None and notify is not None:
+        raise ConfigError("notify is for the runs the server resumes, none on Temporal")
     app.state.poll = poll
     app.state.session_key = secrets.token_bytes(32)  # a restart signs browsers out
     app.state.files_root = Path(files_root).resolve() if files_root is not None else None
