@@ -127,6 +127,8 @@ async def test_the_inbox_lists_and_answers_the_questions_of_runs_on_temporal(
             assert (await http.get("/questions/nope:q1", headers=read)).status_code == 404
             child = await http.get("/questions/parent/c1:q1", headers=read)  # a subagent's
             assert "no question 'parent/c1:q1'" in child.json()["detail"]
+            unknown = await http.post("/questions/nope:q1/answer", json=body, headers=answer)
+            assert unknown.status_code == 404, unknown.text
 
             for method, path in [
                 ("POST", f"/runs/{run_id}/resume"),

@@ -113,13 +113,7 @@ class TemporalSource:
         return chosen, len(chosen)
 
     async def question(self, question_id: str) -> dict[str, Any] | None:
-        run_id, asked = _split(question_id)
-        found = await listed(self._client, f"WorkflowId = {json.dumps(run_id)}", 100)
-        for entry in found:
-            for q in entry.questions:
-                if q["id"] == asked:
-                    return _question(entry, q)
-        return None
+        return (await self._found(question_id))[1]
 
     async def settled(self, item: dict[str, Any]) -> dict[str, Any] | None:
         """A question that left its run's memo before it expired was answered (the
@@ -128,7 +122,9 @@ class TemporalSource:
         return {**item, "answer": None} if expires is None or expires > time.time() else None
 
     async def answer(self, question_id: str, reply: Reply) -> tuple[dict[str, Any], str]:
-        item = await self.question(question_id)
+        run, item = await self._found(question_id)
+        if not run:
+            raise Problem(404, f"no question {question_id!r}: its run is not on this server")
         if item is None:
             raise StaleQuestion(
                 f"question {question_id} does not wait (answered, or its run went past it)"
@@ -147,6 +143,16 @@ class TemporalSource:
             raise
         answered = {**item, "answer": json.loads(given), "answered_at": time.time()}
         return answered, "the run goes on by itself on its Temporal workers"
+
+    async def _found(self, question_id: str) -> tuple[bool, dict[str, Any] | None]:
+        """Whether the question's run is there, and the question if it waits."""
+        run_id, asked = _split(question_id)
+        found = await listed(self._client, f"WorkflowId = {json.dumps(run_id)}", 100)
+        for entry in found:
+            for q in entry.questions:
+                if q["id"] == asked:
+                    return True, _question(entry, q)
+        return bool(found), None
 
     def kept(self, feature: str) -> Store:
         raise Problem(
