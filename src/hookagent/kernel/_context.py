@@ -95,7 +95,7 @@ class RunContext:
         decision, event = await self.hooks.fire(point, event)
         if decision.outcome == "stop":
             self.state.stop_by(decision)
-        else:
+        elif decision.contexts:
             self.state.add_reminder(decision.contexts)
         return decision, event
 

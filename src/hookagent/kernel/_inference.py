@@ -11,7 +11,7 @@ from hookagent.hooks._events import InferenceEvent, InferenceResultEvent
 from hookagent.hooks._points import AFTER_INFERENCE, BEFORE_INFERENCE
 from hookagent.kernel._context import RunContext
 from hookagent.kernel._failures import HandlesErrors
-from hookagent.models._base import ModelRequest, ModelResponse, StreamingModel, model_request
+from hookagent.models._base import ModelResponse, StreamingModel, model_request
 from hookagent.models._received import received, safe_deltas
 
 __all__ = ["Inference"]
@@ -21,7 +21,9 @@ __all__ = ["Inference"]
 class Inference(HandlesErrors):
     __slots__ = ()
 
-    async def infer(self, ctx: RunContext) -> tuple[ModelResponse | None, tuple[str, ...]]:
+    async def infer(  # noqa: C901, PLR0912  # one frame: the model is called every step
+        self, ctx: RunContext
+    ) -> tuple[ModelResponse | None, tuple[str, ...]]:
         """The step's response (None if the run ended or the error was ignored), and the
         context texts after_inference hooks attached to it."""
         state = ctx.state
@@ -42,8 +44,20 @@ class Inference(HandlesErrors):
         spent: Usage | None = None
         """Usage of replies after_inference hooks sent back: billed, so counted."""
         while True:
-            response = cached or await self._call_model(ctx, request)
-            cached = None  # a response from a hook answers the first attempt only
+            response, cached = cached, None  # a response from a hook answers the first attempt
+            failures = 0
+            while response is None:  # the model call, made in this frame: it runs every step
+                try:
+                    model, on_delta = ctx.model, ctx.on_delta
+                    if on_delta is not None and isinstance(model, StreamingModel):
+                        response = received(await model.stream(request, safe_deltas(on_delta)))
+                    else:
+                        response = received(await model.request(request))
+                except Exception as exc:  # the error policy may retry
+                    failures += 1
+                    action = await self._errors.handle(ctx, exc, where="model", attempt=failures)
+                    if action != "retry":
+                        break
             if response is None:
                 if spent is not None:
                     state.usage = state.usage + spent
@@ -82,23 +96,6 @@ class Inference(HandlesErrors):
             feedback = after.message or after.reason or "Please try again."
             state.messages.append(UserMessage(content=feedback, synthetic=True))
             attempt += 1
-
-    async def _call_model(self, ctx: RunContext, request: ModelRequest) -> ModelResponse | None:
-        """The model's reply, streamed when someone watches, made safe to keep (`received`);
-        None when it failed and the error policy did not retry. (The call is made here, not
-        in a coroutine of its own: this runs every step.)"""
-        attempt = 1
-        while True:
-            try:
-                model, on_delta = ctx.model, ctx.on_delta
-                if on_delta is not None and isinstance(model, StreamingModel):
-                    return received(await model.stream(request, safe_deltas(on_delta)))
-                return received(await model.request(request))
-            except Exception as exc:
-                action = await self._errors.handle(ctx, exc, where="model", attempt=attempt)
-                if action != "retry":
-                    return None
-                attempt += 1
 
 
 def _with_spent(response: ModelResponse, spent: Usage) -> ModelResponse:

@@ -21,7 +21,7 @@ from typing import Final, final
 
 from hookagent._messages import UserMessage
 from hookagent.hooks._events import ContinueEvent, StopEvent
-from hookagent.hooks._points import SHOULD_CONTINUE, STOP
+from hookagent.hooks._points import SESSION_END, SESSION_START, SHOULD_CONTINUE, STOP
 from hookagent.kernel import _cancellation as cancellation
 from hookagent.kernel._context import RunContext
 from hookagent.kernel._failures import ErrorHandler
@@ -60,7 +60,7 @@ class Kernel:
         taken already, rather than at its start. `opened`: the run goes on in the same
         session without a new process taking it up (a workflow continued as new), so
         session_start does not fire again."""
-        if not opened:
+        if not opened and ctx.hooks.wants(SESSION_START):  # (no coroutine for no hooks)
             await self._safely(ctx, self._lifecycle.open(ctx, resumed=resumed), "session_start")
         if not mid_run and not ctx.ended:
             await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
@@ -71,15 +71,15 @@ class Kernel:
             if turn is not None and not mid_run:
                 await turn(state)
             mid_run = False
-            steps_before = len(state.steps)
             try:
-                await steps.run(ctx)
+                calls = await steps.run(ctx)  # a step that returns has recorded itself, or ended
             except Exception as exc:
+                calls = 0
                 await self._failed(ctx, exc, "step")
-            if state.stop_reason is None:
-                if len(state.steps) == steps_before:
+                if state.stop_reason is None and len(state.steps) < state.position.step:
                     steps.record_failure(ctx)  # keeps step limits counting
-                if continuation.routine(ctx):
+            if state.stop_reason is None:
+                if calls and continuation.routine(ctx, calls):
                     continue
                 try:
                     await continuation.decide(ctx)
@@ -88,7 +88,8 @@ class Kernel:
         if turn is not None and not mid_run:
             await turn(ctx.state)
         await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
-        await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
+        if ctx.hooks.wants(SESSION_END):
+            await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
 
     async def cancelled(self, ctx: RunContext) -> None:
         """Record a run whose task was cancelled (see `cancellation`); the caller goes on
@@ -174,22 +175,20 @@ class ContinuationEvaluator:
     def __init__(self, stop: StopResolver) -> None:
         self._stop = stop
 
-    def routine(self, ctx: RunContext) -> bool:
-        """Whether the run goes on with no fold: the model called tools and the fold would
-        be the limits' routine continue, recording nothing (`RunContext.quiet_continue`).
-        A plain call, so such a step awaits nothing to go round."""
-        state = ctx.state
-        state.position.phase = "continue"
+    def routine(self, ctx: RunContext, calls: int) -> bool:
+        """Whether the run goes on with no fold after a step that ran `calls` tool calls:
+        the fold would be the limits' routine continue, recording nothing
+        (`RunContext.quiet_continue`). A plain call, so such a step awaits nothing to go
+        round."""
+        ctx.state.position.phase = "continue"
         quiet = ctx.quiet_continue
-        if quiet is None:
-            return False
-        calls = state.steps.last_call_count()
-        return calls > 0 and quiet(ctx.view, calls)
+        return quiet is not None and quiet(ctx.view, calls)
 
     async def decide(self, ctx: RunContext) -> None:
         """The should_continue fold, when `routine` says it is needed; after a step with no
         tool calls, when it would record nothing, the run goes on to the stop without it."""
         state = ctx.state
+        state.position.phase = "continue"
         calls = state.steps.last_call_count()
         quiet = ctx.quiet_continue
         if not calls and quiet is not None and quiet(ctx.view, 0):
@@ -198,7 +197,7 @@ class ContinuationEvaluator:
         decision, _ = await ctx.consult(
             SHOULD_CONTINUE, ContinueEvent(run=ctx.view, step=state.position.step, tool_calls=calls)
         )
-        if ctx.ended:
+        if state.stop_reason is not None:
             return
         if decision.outcome == "continue":
             if decision.message:

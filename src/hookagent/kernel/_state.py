@@ -21,7 +21,7 @@ from hookagent._messages import Message, UserMessage
 from hookagent._usage import Usage
 from hookagent.hooks._decision import Decision
 from hookagent.hooks._result import StopReason
-from hookagent.kernel._step_table import StepTable
+from hookagent.kernel._step_table import NO_USAGE, StepTable
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -60,7 +60,7 @@ class RunState:
     steps: StepTable = field(default_factory=StepTable)
     """Step records, built on read; a list of records given here is packed into a table."""
     decisions: list[Decision] = field(default_factory=list[Decision])
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = NO_USAGE  # (frozen: one zero shared by every new run)
     hook_spends: list[tuple[str | None, Usage]] = field(
         default_factory=list[tuple[str | None, Usage]]
     )

@@ -30,7 +30,9 @@ class StepRunner:
         self._inference = inference
         self._tools = tools
 
-    async def run(self, ctx: RunContext) -> None:
+    async def run(self, ctx: RunContext) -> int:
+        """One step, recorded (unless the run ended before its record); how many tool calls
+        it ran."""
         # `ended` is read as the state's `stop_reason`, and the step count as the length of
         # its table, each in this frame: this runs every step.
         state, hooks = ctx.state, ctx.hooks
@@ -39,7 +41,7 @@ class StepRunner:
         if hooks.wants(BEFORE_STEP):
             await ctx.consult(BEFORE_STEP, StepEvent(run=ctx.view, step=index))
             if state.stop_reason is not None:
-                return
+                return 0
         started, wall = perf_counter(), time.time()
         response, contexts = await self._inference.infer(ctx)
         at, calls = -1, 0
@@ -60,12 +62,13 @@ class StepRunner:
                     self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
                     raise
         elif state.stop_reason is not None:
-            return
+            return 0
         self._record(ctx, index, response, at, calls, wall, perf_counter() - started)
         if hooks.wants(AFTER_STEP):
             await ctx.consult(
                 AFTER_STEP, StepEndEvent(run=ctx.view, step=index, record=state.steps[-1])
             )
+        return calls
 
     def record_failure(self, ctx: RunContext) -> None:
         """Record a step that raised before it could record itself."""
