@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hookagent.cli._shared_options import JsonOpt, StoreOpt, plugin_option, settings_option
+from hookagent.cli._shared_options import (
+    JsonOpt,
+    StoreOpt,
+    plugin_option,
+    settings_option,
+    temporal_option,
+)
 from hookagent.cli._store_access import existing, guard, in_store
 from hookagent.sessions._plugins import apply_plugins
 
@@ -52,9 +58,8 @@ def replay_command(
     ] = False,
     temporal: Annotated[
         str | None,
-        typer.Option(
-            metavar="HOST:PORT",
-            help="ID is a run on the Temporal server there (the hooks: --settings, --plugin).",
+        temporal_option(
+            "ID is a run on the Temporal server there (the hooks: --settings, --plugin)."
         ),
     ] = None,
 ) -> None:

@@ -19,7 +19,7 @@ from hookagent.cli._advice import ANSWER_LATER
 from hookagent.cli._claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli._exits import console, exit_code, guarded, interrupted, print_json
 from hookagent.cli._notify_option import NotifyInboxOpt, NotifyOpt, notified, with_notify
-from hookagent.cli._shared_options import plugin_option, settings_option
+from hookagent.cli._shared_options import plugin_option, settings_option, temporal_option
 from hookagent.sessions._agent_spec import RunOptions, connected_agent
 from hookagent.sessions._validate import check_run_options
 
@@ -193,10 +193,9 @@ def run(
     notify_inbox: NotifyInboxOpt = None,
     temporal: Annotated[
         str | None,
-        typer.Option(
-            metavar="HOST:PORT",
-            help="Run on the Temporal server there, on the workers of --task-queue "
-            "(`hookagent temporal worker`), and wait for the end.",
+        temporal_option(
+            "Run on the Temporal server there, on the workers of --task-queue "
+            "(`hookagent temporal worker`), and wait for the end."
         ),
     ] = None,
     task_queue: Annotated[

@@ -22,7 +22,7 @@ import typer
 
 from hookagent._errors import ConfigError
 from hookagent.cli._notify_option import NotifyInboxOpt, NotifyOpt, notified, notifier
-from hookagent.cli._shared_options import StoreOpt
+from hookagent.cli._shared_options import StoreOpt, temporal_option
 from hookagent.cli._store_access import existing, guard
 
 if TYPE_CHECKING:
@@ -61,9 +61,8 @@ def serve(
     notify_inbox: NotifyInboxOpt = None,
     temporal: Annotated[
         str | None,
-        typer.Option(
-            metavar="HOST:PORT",
-            help="Serve the runs of this Temporal server (the store keeps the tokens only).",
+        temporal_option(
+            "Serve the runs of this Temporal server (the store keeps the tokens only)."
         ),
     ] = None,
     namespace: Annotated[

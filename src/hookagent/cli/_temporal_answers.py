@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from hookagent._errors import ConfigError
+from hookagent.cli._shared_options import temporal_option
 
 if TYPE_CHECKING:
     from temporalio.client import Client
@@ -21,11 +22,7 @@ __all__ = ["TemporalOpt", "answer_on_temporal"]
 
 TemporalOpt = Annotated[
     str | None,
-    typer.Option(
-        "--temporal",
-        metavar="HOST:PORT",
-        help="The run is on the Temporal server there: answer it with a workflow update.",
-    ),
+    temporal_option("The run is on the Temporal server there: answer it with a workflow update."),
 ]
 
 

@@ -16,6 +16,7 @@ import typer
 
 from hookagent._errors import ConfigError
 from hookagent.cli._exits import exit_code, guarded, print_json
+from hookagent.cli._shared_options import AddressOpt
 from hookagent.cli._temporal_server import exit_now, on_server, reach, run_async
 from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_path
 
@@ -35,9 +36,6 @@ temporal_app = typer.Typer(
     help="Run agents as durable Temporal workflows.", no_args_is_help=True, add_completion=False
 )
 
-AddressOpt = Annotated[
-    str, typer.Option("--address", metavar="HOST:PORT", help="The Temporal server's address.")
-]
 QueueOpt = Annotated[
     str, typer.Option("--task-queue", metavar="Q", help="The task queue to serve.")
 ]

@@ -11,16 +11,12 @@ import typer
 
 from hookagent.cli._exits import guarded
 from hookagent.cli._session_views import call_text, short
-from hookagent.cli._shared_options import JsonOpt
+from hookagent.cli._shared_options import AddressOpt, JsonOpt
 
 if TYPE_CHECKING:
     from temporalio.client import Client
 
 __all__ = ["register"]
-
-AddressOpt = Annotated[
-    str, typer.Option("--address", metavar="HOST:PORT", help="The Temporal server's address.")
-]
 
 
 def register(app: typer.Typer) -> None:
