@@ -7,9 +7,11 @@ with hooks and drivers without copying it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias, final
+
+from hookagent._slots import filler
 
 __all__ = [
     "AssistantMessage",
@@ -95,28 +97,11 @@ class ToolResultMessage:
     that does not reads each image's placeholder in `content` instead)."""
 
 
-def tool_result_message(
-    call_id: str, name: str, content: str, is_error: bool, images: tuple[ImagePart, ...]
-) -> ToolResultMessage:
-    """`ToolResultMessage(call_id=..., ...)`, filled through its slots: the frozen
-    `__init__` (a keyword call and an `object.__setattr__` per field) costs twice as much,
-    and the kernel makes one per tool call. Equal to the constructor's (a test holds every
-    field to it)."""
-    message: ToolResultMessage = _new(ToolResultMessage)
-    _RESULT_CALL_ID(message, call_id)
-    _RESULT_NAME(message, name)
-    _RESULT_CONTENT(message, content)
-    _RESULT_IS_ERROR(message, is_error)
-    _RESULT_ROLE(message, "tool")
-    _RESULT_IMAGES(message, images)
-    return message
-
-
-_new: Final = object.__new__
-_RESULT_CALL_ID, _RESULT_NAME, _RESULT_CONTENT, _RESULT_IS_ERROR, _RESULT_ROLE, _RESULT_IMAGES = (
-    getattr(ToolResultMessage, name).__set__
-    for name in ("call_id", "name", "content", "is_error", "role", "images")
+tool_result_message: Final[Callable[..., ToolResultMessage]] = filler(
+    ToolResultMessage, ("call_id", "name", "content", "is_error", "images"), {"role": "tool"}
 )
+"""`tool_result_message(call_id, name, content, is_error, images)`: the message the kernel
+makes per tool call, filled through its slots (`filler`)."""
 
 Message: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 """Tagged by `role`; pydantic picks the member by its literal `role` when loading."""

@@ -8,11 +8,14 @@ import dataclasses
 import uuid
 from typing import Any
 
+import pytest
+
 import hookagent as h
 from hookagent._messages import tool_result_message
+from hookagent._slots import filler
 from hookagent.kernel._state import RunState
 from hookagent.models._base import model_request
-from hookagent.tools._base import text_result
+from hookagent.tools._base import text_result, tool_context
 
 
 def fields_of(obj: Any) -> dict[str, Any]:
@@ -81,3 +84,35 @@ def test_a_run_id_is_a_uuid4_hex() -> None:
     for run_id in ids:
         parsed = uuid.UUID(run_id)
         assert (parsed.hex, parsed.version, parsed.variant) == (run_id, 4, uuid.RFC_4122)
+
+
+def test_a_run_result_equals_the_constructors() -> None:
+    state = RunState(output="done", status="completed", stop_reason="completed")
+    built = h.RunResult.of(state)
+    made = h.RunResult(
+        output="done",
+        status="completed",
+        stop_reason="completed",
+        stop_message=None,
+        usage=state.usage,
+        steps=built.steps,
+        decisions=built.decisions,
+        error=None,
+        state=state,
+    )
+    assert fields_of(built) == fields_of(made)
+
+
+def test_a_tool_context_built_for_a_call_equals_the_constructors() -> None:
+    call = h.ToolCall(id="c1", name="echo")
+    built = tool_context(None, call, "k1")  # type: ignore[arg-type]
+    made = h.ToolContext(run=None, call=call, idempotency_key="k1")  # type: ignore[arg-type]
+    assert (built.run, built.call, built.idempotency_key) == (made.run, made.call, "k1")
+    assert type(built) is h.ToolContext
+
+
+def test_a_filler_refuses_a_class_it_would_leave_a_field_of_unset() -> None:
+    with pytest.raises(TypeError, match=r"filler\(ToolResult\).*'images'"):
+        filler(h.ToolResult, ("content", "data"), {"is_error": False})
+    with pytest.raises(TypeError, match=r"filler\(RunState\)"):
+        filler(RunState, ("run_id",), {})

@@ -28,7 +28,7 @@ from hookagent.kernel._failures import HandlesErrors
 from hookagent.kernel._refusal import refused
 from hookagent.kernel._state import RunState
 from hookagent.kernel._tool_flow import ToolCallFlow
-from hookagent.tools._base import ToolContext, ToolResult
+from hookagent.tools._base import ToolResult, tool_context
 from hookagent.tools._images import without_images
 from hookagent.tools._traits import DEFAULT_TRAITS
 
@@ -175,7 +175,7 @@ class ToolExecutor(HandlesErrors):
         key = lambda: call_key(view.run_id, call.id, canonical(dict(args)))  # noqa: E731  # when asked
         while True:
             try:
-                result = await tool(args, ToolContext(run=view, call=call, idempotency_key=key))
+                result = await tool(args, tool_context(view, call, key))
                 break
             except Exception as exc:
                 action = await self._errors.handle(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TypeAlias, final, runtime_checkable
 
 from hookagent._messages import AssistantMessage, Message
+from hookagent._slots import filler
 from hookagent._usage import Usage
 
 __all__ = [
@@ -71,31 +72,11 @@ class ModelRequest:
     """Set when the run wants a structured final answer in the provider's native mode."""
 
 
-def model_request(
-    messages: Sequence[Message],
-    tools: tuple[ToolSpec, ...],
-    system_prompt: str | None,
-    settings: Mapping[str, Any],
-    step: int,
-) -> ModelRequest:
-    """`ModelRequest(messages=..., ...)` with no `output`, filled through its slots: the
-    frozen `__init__` costs twice as much, and the kernel makes one per step. Equal to the
-    constructor's (a test holds every field to it)."""
-    request: ModelRequest = _new(ModelRequest)
-    _MESSAGES(request, messages)
-    _TOOLS(request, tools)
-    _SYSTEM_PROMPT(request, system_prompt)
-    _SETTINGS(request, settings)
-    _STEP(request, step)
-    _OUTPUT(request, None)
-    return request
-
-
-_new: Final = object.__new__
-_MESSAGES, _TOOLS, _SYSTEM_PROMPT, _SETTINGS, _STEP, _OUTPUT = (
-    getattr(ModelRequest, name).__set__
-    for name in ("messages", "tools", "system_prompt", "settings", "step", "output")
+model_request: Final[Callable[..., ModelRequest]] = filler(
+    ModelRequest, ("messages", "tools", "system_prompt", "settings", "step"), {"output": None}
 )
+"""`model_request(messages, tools, system_prompt, settings, step)`: the request the kernel
+makes per step, filled through its slots (`filler`)."""
 
 
 @final

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, final, runtime_checkable
 
 from hookagent._messages import ImagePart
+from hookagent._slots import filler
 
 if TYPE_CHECKING:
     from hookagent._messages import ToolCall
@@ -29,6 +30,7 @@ __all__ = [
     "ToolContext",
     "ToolResult",
     "text_result",
+    "tool_context",
 ]
 
 
@@ -85,20 +87,14 @@ class ToolResult:
 
 def text_result(text: str) -> ToolResult:
     """`ToolResult.of(text)` for a str (`content` and `data` both `text`), filled through the
-    slots: the frozen `__init__` costs twice as much, and most tool functions return a str.
-    Equal to the constructor's (a test holds every field to it)."""
-    result: ToolResult = _new(ToolResult)
-    _CONTENT(result, text)
-    _IS_ERROR(result, False)
-    _DATA(result, text)
-    _IMAGES(result, ())
-    return result
+    slots (`filler`): most tool functions return a str."""
+    return _text_result(text, text)
 
 
-_new: Final = object.__new__
-_CONTENT, _IS_ERROR, _DATA, _IMAGES = (
-    getattr(ToolResult, name).__set__ for name in ("content", "is_error", "data", "images")
+_text_result: Final[Callable[..., ToolResult]] = filler(
+    ToolResult, ("content", "data"), {"is_error": False, "images": ()}
 )
+_new: Final = object.__new__
 
 
 @final
@@ -145,6 +141,16 @@ class ToolContext:
 _SET_RUN, _SET_CALL, _SET_KEY = (
     ToolContext.__dict__[name].__set__ for name in ("run", "call", "_key")
 )
+
+
+def tool_context(run: RunView, call: ToolCall, key: str | Callable[[], str]) -> ToolContext:
+    """`ToolContext(run=run, call=call, idempotency_key=key)` with no keyword call, as the
+    kernel makes one per tool call."""
+    context: ToolContext = _new(ToolContext)
+    _SET_RUN(context, run)
+    _SET_CALL(context, call)
+    _SET_KEY(context, key)
+    return context
 
 
 @runtime_checkable
