@@ -52,21 +52,21 @@ def _uuid4_hex() -> str:
 
 @dataclass(slots=True, kw_only=True)
 class RunState:
+    # The factories are the plain `list` and `dict`: a parametrized one (`list[Message]`)
+    # is a typing alias whose call costs ten times as much, and every run makes a state.
     run_id: str = field(default_factory=_uuid4_hex)
     parent_run_id: str | None = None
     session_id: str | None = None
     status: RunStatus = "running"
-    messages: list[Message] = field(default_factory=list[Message])
+    messages: list[Message] = field(default_factory=list)
     steps: StepTable = field(default_factory=StepTable)
     """Step records, built on read; a list of records given here is packed into a table."""
-    decisions: list[Decision] = field(default_factory=list[Decision])
+    decisions: list[Decision] = field(default_factory=list)
     usage: Usage = NO_USAGE  # (frozen: one zero shared by every new run)
-    hook_spends: list[tuple[str | None, Usage]] = field(
-        default_factory=list[tuple[str | None, Usage]]
-    )
+    hook_spends: list[tuple[str | None, Usage]] = field(default_factory=list)
     """Model calls hooks made for this run, in order: (the model that answered, usage). They
     are in `usage` too; a cost meter prices them."""
-    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
+    metadata: dict[str, Any] = field(default_factory=dict)
     output: str | None = None
     stop_reason: StopReason | None = None
     stop_message: str | None = None

@@ -124,21 +124,12 @@ def quiet_continue(hooks: Hooks, current: Current | None = None) -> Quiet | None
     is reached the fold runs and records the stop as ever. None when any other hook
     listens there: then every step folds. `current()` gives the point's hooks as they are
     now: once a hook is added or removed during the run, every step folds."""
-    gauges: list[tuple[Callable[[RunView], float], float]] = []
-    presence = False
-    for hook in hooks or ():
-        fn = hook.fn
-        if hook.match is not None:
-            return None
-        if isinstance(fn, _Reached):
-            gauges.append((fn.measure, fn.ceiling))
-        elif isinstance(getattr(fn, "__self__", None), ToolCallPresence):
-            presence = True
-        else:
-            return None
-    if not presence:
+    seen, limits = _SEEN[0]
+    if seen is not hooks:  # every run asks, mostly of the same hooks: the last answer is kept
+        limits = _gauges(hooks)
+        _SEEN[0] = (hooks, limits)
+    if limits is None:
         return None
-    limits = tuple(gauges)
 
     def under(run: RunView, calls: int) -> bool:
         if current is not None and current() is not hooks:
@@ -151,6 +142,32 @@ def quiet_continue(hooks: Hooks, current: Current | None = None) -> Quiet | None
         return True
 
     return under
+
+
+Gauges = tuple[tuple[Callable[["RunView"], float], float], ...]
+
+
+def _gauges(hooks: Hooks) -> Gauges | None:
+    """The limits' measures and ceilings, if `hooks` are only the limits' own with a
+    `ToolCallPresence`; else None."""
+    gauges: list[tuple[Callable[[RunView], float], float]] = []
+    presence = False
+    for hook in hooks or ():
+        fn = hook.fn
+        if hook.match is not None:
+            return None
+        if isinstance(fn, _Reached):
+            gauges.append((fn.measure, fn.ceiling))
+        elif isinstance(getattr(fn, "__self__", None), ToolCallPresence):
+            presence = True
+        else:
+            return None
+    return tuple(gauges) if presence else None
+
+
+_SEEN: list[tuple[Hooks, Gauges | None]] = [(None, None)]
+"""The hooks `quiet_continue` was last asked about, and its answer (one tuple, replaced
+whole, so a reader on another thread sees a matching pair)."""
 
 
 def quiet_stop(hooks: Hooks, current: Current | None = None) -> Callable[[], bool] | None:
