@@ -47,8 +47,9 @@ def test_a_model_request_equals_the_constructors() -> None:
 
 
 def test_a_text_result_equals_of_a_str() -> None:
-    assert fields_of(text_result("out")) == fields_of(h.ToolResult(content="out", data="out"))
-    assert h.ToolResult.of("out") == text_result("out")
+    made = h.ToolResult(content="out", data="out")
+    assert fields_of(text_result("out", "out")) == fields_of(made)
+    assert fields_of(h.ToolResult.of("out")) == fields_of(made)
 
 
 def test_a_usage_sum_adds_every_field() -> None:

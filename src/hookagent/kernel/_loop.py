@@ -46,7 +46,7 @@ class Kernel:
         self._steps = StepRunner(Inference(self._errors), ToolExecutor(self._errors))
         self._continuation = ContinuationEvaluator(StopResolver())
 
-    async def run(
+    async def run(  # noqa: C901  # one frame: its loop's turn is paid per step
         self,
         ctx: RunContext,
         prompt: str | None,
@@ -66,7 +66,9 @@ class Kernel:
             await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
         turn, state, steps, continuation = ctx.turn, ctx.state, self._steps, self._continuation
         # The two rungs of every turn are awaited here rather than through `_safely`: one
-        # coroutine less each, per step. `ended` is read as the state's `stop_reason`.
+        # coroutine less each, per step; and after a step that called tools, the loop goes
+        # round with no coroutine at all when the limits' continue is routine. `ended` is
+        # read as the state's `stop_reason`.
         while state.stop_reason is None:
             if turn is not None and not mid_run:
                 await turn(state)
@@ -79,8 +81,11 @@ class Kernel:
                 if state.stop_reason is None and len(state.steps) < state.position.step:
                     steps.record_failure(ctx)  # keeps step limits counting
             if state.stop_reason is None:
-                if calls and continuation.routine(ctx, calls):
-                    continue
+                quiet = ctx.quiet_continue
+                if calls and quiet is not None:
+                    state.position.phase = "continue"
+                    if quiet(ctx.view, calls):  # the limits' routine continue: no fold
+                        continue
                 try:
                     await continuation.decide(ctx)
                 except Exception as exc:
@@ -175,18 +180,11 @@ class ContinuationEvaluator:
     def __init__(self, stop: StopResolver) -> None:
         self._stop = stop
 
-    def routine(self, ctx: RunContext, calls: int) -> bool:
-        """Whether the run goes on with no fold after a step that ran `calls` tool calls:
-        the fold would be the limits' routine continue, recording nothing
-        (`RunContext.quiet_continue`). A plain call, so such a step awaits nothing to go
-        round."""
-        ctx.state.position.phase = "continue"
-        quiet = ctx.quiet_continue
-        return quiet is not None and quiet(ctx.view, calls)
-
     async def decide(self, ctx: RunContext) -> None:
-        """The should_continue fold, when `routine` says it is needed; after a step with no
-        tool calls, when it would record nothing, the run goes on to the stop without it."""
+        """The should_continue fold, unless the loop went round without it (after a step
+        that called tools, `RunContext.quiet_continue` said it would be the limits' routine
+        continue); after a step with no tool calls, when it would record nothing, the run
+        goes on to the stop without it."""
         state = ctx.state
         state.position.phase = "continue"
         calls = state.steps.last_call_count()

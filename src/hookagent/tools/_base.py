@@ -67,7 +67,7 @@ class ToolResult:
         if isinstance(value, ToolResult):
             return value
         if isinstance(value, str):
-            return text_result(value)
+            return text_result(value, value)
         try:
             text = json.dumps(value, ensure_ascii=False, default=str)
         except (TypeError, ValueError):
@@ -85,15 +85,11 @@ class ToolResult:
         return None if self.is_error or not isinstance(data, Mapping) else data.get(key)
 
 
-def text_result(text: str) -> ToolResult:
-    """`ToolResult.of(text)` for a str (`content` and `data` both `text`), filled through the
-    slots (`filler`): most tool functions return a str."""
-    return _text_result(text, text)
-
-
-_text_result: Final[Callable[..., ToolResult]] = filler(
+text_result: Final[Callable[..., ToolResult]] = filler(
     ToolResult, ("content", "data"), {"is_error": False, "images": ()}
 )
+"""`text_result(text, text)`: `ToolResult.of(text)` for a str (`content` and `data` both
+`text`), filled through the slots (`filler`): most tool functions return a str."""
 _new: Final = object.__new__
 
 

@@ -105,7 +105,7 @@ class FunctionTool:
         else:
             value = self._fn(**kwargs)
         if type(value) is str:  # most results: no awaitable test, no generic conversion
-            return text_result(value)
+            return text_result(value, value)
         if not self._is_async and inspect.isawaitable(value):  # a def that returns one
             value = await value
         return ToolResult.of(value)
