@@ -115,6 +115,7 @@ if TYPE_CHECKING:
     from hookagent.live._events import (
         DecisionMade,
         ModelReplied,
+        QuestionWaiting,
         RunFinished,
         StepFinished,
         StepStarted,
@@ -231,6 +232,7 @@ _HOME: dict[str, str] = {
     "RunState": "hookagent.kernel._state",
     "DecisionMade": "hookagent.live._events",
     "ModelReplied": "hookagent.live._events",
+    "QuestionWaiting": "hookagent.live._events",
     "RunFinished": "hookagent.live._events",
     "StepFinished": "hookagent.live._events",
     "StepStarted": "hookagent.live._events",
@@ -329,6 +331,7 @@ __all__ = [
     "PermissionEvent",
     "PromptEvent",
     "Question",
+    "QuestionWaiting",
     "ReasoningDelta",
     "Reconciled",
     "Reconciles",

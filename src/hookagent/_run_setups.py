@@ -21,7 +21,7 @@ from hookagent.hooks._hook import Hook
 if TYPE_CHECKING:
     from hookagent._agent import Agent
 
-__all__ = ["RunSetups"]
+__all__ = ["RunSetups", "observed"]
 
 
 @final
@@ -55,11 +55,7 @@ class RunSetups:
         """`setup` with the observer `hooks`, for runs someone streams."""
         found = self._streamed.get(id(setup))
         if found is None:
-            registry = setup.registry.copy()
-            for hook in hooks():
-                registry.add(hook)
-            with_hooks = dataclasses.replace(setup, registry=registry)
-            found = self._streamed[id(setup)] = (setup, with_hooks)
+            found = self._streamed[id(setup)] = (setup, observed(setup, hooks()))
         return found[1]
 
     def _for_output(self, output_type: type[Any] | None) -> RunSetup:
@@ -95,3 +91,11 @@ class RunSetups:
         for hook in output.hooks():
             registry.add(hook)
         return RunSetup.of(tools, registry, (output, *agent.finishers), self._outputs)
+
+
+def observed(setup: RunSetup, hooks: Iterable[Hook[Any]]) -> RunSetup:
+    """`setup` with the observer `hooks` added to its registry."""
+    registry = setup.registry.copy()
+    for hook in hooks:
+        registry.add(hook)
+    return dataclasses.replace(setup, registry=registry)

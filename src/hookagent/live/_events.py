@@ -3,7 +3,9 @@ decisions.
 
 Deltas (`TextDelta`, `ReasoningDelta`, `ToolCallDelta`) arrive only from drivers that stream;
 `ModelReplied` always follows with the assembled reply, after `after_inference` hooks ran. A
-model call the error policy retries streams again from its start.
+model call the error policy retries streams again from its start. `QuestionWaiting` comes
+only from runs whose questions wait for someone's answer while the run is watched (on
+Temporal); in memory an approver is asked instead.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "DecisionMade",
     "Emit",
     "ModelReplied",
+    "QuestionWaiting",
     "ReasoningDelta",
     "RunFinished",
     "StepFinished",
@@ -72,6 +75,16 @@ class DecisionMade:
 
 @final
 @dataclass(frozen=True, slots=True)
+class QuestionWaiting:
+    """Run `run_id` waits for an answer to `question` (its `id`, `tool_name`, `args`,
+    `question`, `fingerprint`, as a run's `questions` lists it)."""
+
+    run_id: str
+    question: Mapping[str, Any]
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class StepFinished:
     record: StepRecord
 
@@ -91,6 +104,7 @@ StreamEvent: TypeAlias = (
     | ToolStarted
     | ToolFinished
     | DecisionMade
+    | QuestionWaiting
     | StepFinished
     | RunFinished
 )

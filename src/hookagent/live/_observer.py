@@ -105,6 +105,13 @@ class LiveObserver:
         run = self._runs[state.run_id] = _Run(state, emit)
         state.steps.watch(run)
 
+    def catch_up(self, state: RunState) -> None:
+        """Send the decisions recorded since the last event now (before a run moves on
+        elsewhere: a Temporal run continuing as new)."""
+        run = self._runs.get(state.run_id)
+        if run is not None:
+            run.catch_up()
+
     def close(self, state: RunState) -> None:
         """The run is over (or stopped): send what is left, and stop watching it."""
         run = self._runs.pop(state.run_id, None)
