@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, final
 
 from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from hookagent._agent import Agent
-from hookagent._errors import ConfigError
 from hookagent._messages import Message
 from hookagent.durable import _codec as codec
 from hookagent.durable._answers import Scope, answer_json
 from hookagent.hooks._decision import Decision
 from hookagent.kernel._result import RunResult
 from hookagent.kernel._state import RunState
+from hookagent.live._events import StreamEvent
 from hookagent.temporal._questions import MEMO_APPROVALS, Approval
 from hookagent.temporal._sessions import (
     SESSION,
@@ -33,6 +33,7 @@ from hookagent.temporal._sessions import (
     sessions,
 )
 from hookagent.temporal._task import check_agent, run_task
+from hookagent.temporal._watch import watch
 from hookagent.temporal._workflow import WORKFLOW, AgentRun
 
 __all__ = ["TemporalRuns", "answer", "connect", "waiting"]
@@ -104,14 +105,51 @@ class TemporalRuns:
         started = await self.start(prompt, output_type=output_type, **options)
         return await self.result(started, output_type=output_type)
 
-    def stream(self, *_: Any, **__: Any) -> Any:
-        """Refused: a run on Temporal is not streamed (wait for its `result`)."""
-        raise ConfigError("a run on Temporal is not streamed; use run() or start()", key="stream")
+    async def stream(
+        self,
+        prompt: str,
+        *,
+        output_type: type[Any] | None = None,
+        interval: float = 0.2,
+        **options: Any,
+    ) -> AsyncIterator[StreamEvent]:
+        """Start a run (`options`: as `start` takes them) and yield what happens in it, as
+        `Agent.stream` does, but each model reply whole: the model is called in an activity
+        on some worker, so no `TextDelta`, `ReasoningDelta` or `ToolCallDelta` comes (as
+        `Agent.stream(deltas=False)`). A question that waits for an answer is a
+        `QuestionWaiting`. See `watch`."""
+        started = await self.start(prompt, output_type=output_type, **options)
+        async for event in self.watch(started, output_type=output_type, interval=interval):
+            yield event
+
+    async def watch(
+        self,
+        run_id: str,
+        *,
+        output_type: type[Any] | None = None,
+        since: int = 0,
+        interval: float = 0.2,
+    ) -> AsyncIterator[StreamEvent]:
+        """The events of run `run_id` (started anywhere) from its `since`-th on (0: from
+        its start, whatever it did before), read with the `events` query every `interval`
+        seconds, followed across continue-as-new; `QuestionWaiting` for each question when
+        it starts to wait; `RunFinished` with its result last. Stopping the iteration stops
+        watching, not the run."""
+        async for event in watch(
+            self.client,
+            run_id,
+            lambda state: self._finished(state, output_type),
+            since=since,
+            interval=interval,
+        ):
+            yield event
 
     async def result(self, run_id: str, *, output_type: type[Any] | None = None) -> RunResult[Any]:
         """The run's result, once it ended (with `output_type`: parsed as that type)."""
-        state = RunState.from_json(await self._handle(run_id).result())
-        return self._agent.setup_for(output_type).finish(RunResult.of(state))
+        return self._finished(await self._handle(run_id).result(), output_type)
+
+    def _finished(self, state: str, output_type: type[Any] | None) -> RunResult[Any]:
+        return self._agent.setup_for(output_type).finish(RunResult.of(RunState.from_json(state)))
 
     async def sessions(self, limit: int = 1000) -> list[dict[str, Any]]:
         """The sessions of the latest `limit` runs (`sessions.sessions`)."""

@@ -24,7 +24,7 @@ from hookagent.kernel._view import RunView
 from hookagent.models._base import ToolSpec
 from hookagent.temporal._wire import raised
 
-__all__ = ["decode", "encode"]
+__all__ = ["adapter", "decode", "encode", "plain"]
 
 
 def encode(event: Any, state: RunState) -> dict[str, Any]:
@@ -38,8 +38,8 @@ def encode(event: Any, state: RunState) -> dict[str, Any]:
         if isinstance(value, BaseException):
             values[field.name] = {"error": errors.dump(value)}
         else:
-            values[field.name] = _adapter(hints[field.name]).dump_python(
-                value, mode="json", fallback=_plain, warnings=False
+            values[field.name] = adapter(hints[field.name]).dump_python(
+                value, mode="json", fallback=plain, warnings=False
             )
     return {"kind": kind, "fields": values, "state": state.to_json()}
 
@@ -53,7 +53,7 @@ def decode(data: Mapping[str, Any], specs: tuple[ToolSpec, ...]) -> Any:
         if hints[name] is BaseException:
             values[name] = raised(value)
         else:
-            values[name] = _adapter(hints[name]).validate_python(value)
+            values[name] = adapter(hints[name]).validate_python(value)
     run = RunView(RunState.from_json(data["state"]), specs)
     return getattr(events, kind)(run=run, **values)
 
@@ -67,11 +67,11 @@ def _hints(kind: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _adapter(kind: Any) -> Any:
+def adapter(kind: Any) -> Any:
     from pydantic import TypeAdapter
 
     return TypeAdapter(kind)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     return dict(value) if isinstance(value, Mapping) else repr(value)

@@ -141,8 +141,15 @@ class TemporalCalls:
         return bool(found["outcome"] == "not_done")
 
 
-def _remote(hooks: tuple[Hook[Any], ...]) -> list[str] | None:
-    return [h.id for h in hooks] if io_hooks(hooks) else None
+_Plan = tuple[tuple[Hook[Any], ...], list[str] | None, tuple[Hook[Any], ...]]
+"""A point's hooks (kept alive), the ids of those an activity runs (None: all run here),
+and the observers that stay here when the others run in an activity."""
+
+
+def _plan(hooks: tuple[Hook[Any], ...], here: frozenset[str]) -> _Plan:
+    stay = tuple(h for h in hooks if h.id in here)
+    rest = tuple(h for h in hooks if h.id not in here) if stay else hooks
+    return (hooks, [h.id for h in rest], stay) if io_hooks(rest) else (hooks, None, ())
 
 
 @final
@@ -162,6 +169,7 @@ class TemporalLayer:
         setup: Mapping[str, Any],
         history: int,
         children: ChildWorkflows,
+        here: frozenset[str] = frozenset(),
     ) -> None:
         self.questions = questions
         self.children = children
@@ -173,8 +181,10 @@ class TemporalLayer:
         self._setup = setup
         """The run's options an activity builds its setup from (`task.setup_of`)."""
         self._history = history
-        self._remote: dict[int, tuple[tuple[Hook[Any], ...], list[str] | None]] = {}
-        """Per hook tuple (by identity, kept alive here): its hook ids if it runs remotely."""
+        self._here = here
+        """Observers that always run in the workflow (the run's live view)."""
+        self._remote: dict[int, _Plan] = {}
+        """Per hook tuple (by identity): how it runs."""
 
     async def fold(
         self,
@@ -184,11 +194,12 @@ class TemporalLayer:
         watch: HookWatch | None,
     ) -> Folded[Any] | HookResult | None:
         """In the workflow, unwatched, when its hooks are synchronous and do no I/O;
-        otherwise in a fold activity."""
+        otherwise in a fold activity, then the live view's observers here over its
+        outcome (they run after every other hook wherever they are)."""
         found = self._remote.get(id(hooks))
         if found is None:
-            found = self._remote[id(hooks)] = (hooks, _remote(hooks))
-        ids = found[1]
+            found = self._remote[id(hooks)] = _plan(hooks, self._here)
+        _, ids, stay = found
         if ids is None:
             return await fold(point, hooks, event, None)
         task = {
@@ -200,7 +211,10 @@ class TemporalLayer:
         outcome: str = await workflow.execute_activity(
             FOLD, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
         )
-        return folds.decode(event, outcome)
+        folded = folds.decode(event, outcome)
+        if stay:
+            await fold(point, stay, folded.event if isinstance(folded, Folded) else event, None)
+        return folded
 
     def model(self, model: Model, /) -> Model:
         return ActivityModel(model, self._timeouts, self._setup.get("agent"))

@@ -20,7 +20,8 @@ A subagent's run is a child workflow of its parent's (`subagents`): the task nam
 subagent (`agent`) and the parent run, and the worker runs the child agent `Subagents` builds.
 
 Queries: `state` (the run as `RunState.to_json` has it), `decisions`, `questions` (those
-waiting), `calls` (each tool call's state), `children` (the subagents running now). Updates:
+waiting), `calls` (each tool call's state), `children` (the subagents running now), `events`
+(the live view's events from a number on, `live`; what a watcher polls). Updates:
 `answer(question_id, answer)`, and `subagent_stop` from a subagent about to stop. A run of a
 session carries the session's name in the `HookagentSession` search attribute, which
 `sessions` lists runs by.
@@ -34,10 +35,13 @@ from typing import Any, final
 from temporalio import workflow
 
 from hookagent._agent import Agent
+from hookagent._run_setups import observed
 from hookagent.durable import _codec as codec
 from hookagent.kernel._loop import Kernel
 from hookagent.kernel._state import RunState
+from hookagent.live._observer import LiveObserver
 from hookagent.temporal._layer import TemporalLayer
+from hookagent.temporal._live import EventLog
 from hookagent.temporal._questions import Questions
 from hookagent.temporal._remote import Timeouts
 from hookagent.temporal._subagents import ChildWorkflows
@@ -100,7 +104,10 @@ class AgentRun:
             (carried or {}).get("questions"),
             inherited=task.get("approvals") or (),
         )
-        self._setup = setup_of(served.agent, task)
+        self._live = LiveObserver()
+        self._log = EventLog((carried or {}).get("events", 0))
+        live = tuple(self._live.hooks())
+        self._setup = observed(setup_of(served.agent, task), live)
         self._layer = TemporalLayer(
             questions,
             self._state,
@@ -110,6 +117,7 @@ class AgentRun:
             setup=_setup(task),
             history=served.history,
             children=ChildWorkflows(task["policy"]),
+            here=frozenset(hook.id for hook in live),
         )
         if carried is not None:
             self._layer.calls.calls.update(carried["calls"])
@@ -124,18 +132,25 @@ class AgentRun:
         ctx = self._agent.context(state, self._setup, layer=layer)
         ctx.clock = _now
         ctx.resumed_at = _now()
-        if carried:  # the same run, taken up at the turn where it continued as new
-            await Kernel().run(ctx, None, resumed=True, mid_run=True, opened=True)
-        else:
-            await Kernel().run(ctx, task["prompt"])
+        self._live.watch(state, self._log.emit)
+        try:
+            if carried:  # the same run, taken up at the turn where it continued as new
+                await Kernel().run(ctx, None, resumed=True, mid_run=True, opened=True)
+            else:
+                await Kernel().run(ctx, task["prompt"])
+        finally:
+            self._live.close(state)
         return state.to_json()
 
     def _carry(self, state: RunState) -> dict[str, Any]:
-        """This workflow's input for the next one of the same run (continue-as-new)."""
+        """This workflow's input for the next one of the same run (continue-as-new); the
+        live view's events so far are sent first, and the next one numbers on from them."""
+        self._live.catch_up(state)
         carried = {
             "state": state.to_json(),
             "questions": self._layer.questions.carried(),
             "calls": self._layer.calls.calls,
+            "events": self._log.end,
         }
         return {**self._task, "messages": [], "carried": carried}
 
@@ -154,6 +169,19 @@ class AgentRun:
     @workflow.query
     def calls(self) -> dict[str, dict[str, Any]]:
         return self._layer.calls.calls
+
+    @workflow.query
+    def events(self, since: int) -> dict[str, Any]:
+        """The live view's events from number `since` on (`EventLog.page`), with this
+        execution's id and the one it continued from (`previous`), and the questions
+        waiting now."""
+        info = workflow.info()
+        return {
+            **self._log.page(since),
+            "execution": info.run_id,
+            "previous": info.continued_run_id,
+            "questions": self.questions(),
+        }
 
     @workflow.update
     async def answer(self, question_id: str, answer: dict[str, Any]) -> None:
