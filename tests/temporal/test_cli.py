@@ -3,21 +3,39 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from temporalio.client import Client
 
 from cli.run_cli import hookagent
+from cli.test_cli import DEPLOY_SCRIPT, PLUGIN, write
 from hookagent.temporal import TemporalRuns, agent_worker
 from temporal.test_runs import build, waiting
 
 pytestmark = pytest.mark.temporal
+
+
+@contextlib.contextmanager
+def cli_worker(cwd: Path, address: str, *flags: str) -> Iterator[None]:
+    """`hookagent temporal worker --address ADDRESS FLAGS` running in `cwd` meanwhile."""
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "hookagent", "temporal", "worker", "--address", address, *flags],
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    try:
+        yield
+    finally:
+        worker.kill()
+        worker.wait()
 
 
 def test_runs_of_a_session_on_a_temporal_worker_started_from_the_command_line(
@@ -30,22 +48,8 @@ def test_runs_of_a_session_on_a_temporal_worker_started_from_the_command_line(
     queue = f"q-{uuid.uuid4().hex[:8]}"
     session = f"s-{uuid.uuid4().hex[:8]}"
     flags = ["--model", f"scripted:{script}", "--task-queue", queue]
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "hookagent",
-            "temporal",
-            "worker",
-            "--address",
-            temporal_address,
-            *flags,
-        ],
-        cwd=tmp_path,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
     on = ("--temporal", temporal_address, *flags, "--session", session)
-    try:
+    with cli_worker(tmp_path, temporal_address, *flags):
         first = hookagent(tmp_path, "run", "hi", "--json", *on)
         second = hookagent(tmp_path, "run", "again", "--json", "--max-steps", "1", *on)
         listed = hookagent(
@@ -59,9 +63,6 @@ def test_runs_of_a_session_on_a_temporal_worker_started_from_the_command_line(
         sessions = hookagent(
             tmp_path, "temporal", "sessions", "--address", temporal_address, "--json"
         )
-    finally:
-        worker.kill()
-        worker.wait()
     for done in (first, second, listed, shown, shown_json, sessions):
         assert done.returncode == 0, done.stderr
     assert json.loads(first.stdout)["output"] == "first"
@@ -132,3 +133,23 @@ async def test_questions_approve_and_deny_answer_a_waiting_run_through_updates(
     first, second = result.tool_calls
     assert first.result.content.startswith("deployed to prod") and not first.blocked
     assert second.blocked and "not today" in second.result.content
+
+
+def test_a_run_on_temporal_is_shown_live_as_a_run_in_memory_is(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The same lines, step by step: the model's words, each call and its result, the
+    hook's block, the summary."""
+    write(tmp_path / "plugin.py", PLUGIN)
+    write(tmp_path / "turns.json", DEPLOY_SCRIPT)
+    flags = ("--model", "scripted:turns.json", "--plugin", "plugin.py")
+    local = hookagent(tmp_path, "run", "ship it", *flags)
+    queue = ("--task-queue", f"q-{uuid.uuid4().hex[:8]}")
+    with cli_worker(tmp_path, temporal_address, *flags, *queue):
+        remote = hookagent(
+            tmp_path, "run", "ship it", *flags, *queue, "--temporal", temporal_address
+        )
+    assert (remote.returncode, local.returncode) == (0, 0), remote.stderr
+    assert remote.stdout == local.stdout
+    for line in ("step 1", "→ deploy(target='prod')", "before_tool: block by user:no_prod"):
+        assert line in remote.stdout

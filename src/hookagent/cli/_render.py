@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, final
 
 from rich.console import Console
@@ -24,6 +24,7 @@ from hookagent.kernel._result import RunResult
 from hookagent.live._events import (
     DecisionMade,
     ModelReplied,
+    QuestionWaiting,
     ReasoningDelta,
     RunFinished,
     StepStarted,
@@ -33,7 +34,7 @@ from hookagent.live._events import (
     ToolStarted,
 )
 
-__all__ = ["Interrupted", "LiveRenderer", "decision_line", "is_shown", "stream_run"]
+__all__ = ["Interrupted", "LiveRenderer", "decision_line", "is_shown", "shown", "stream_run"]
 
 SHORT: Final = 100
 """Characters of a tool result or argument value shown before it is cut."""
@@ -84,7 +85,6 @@ async def stream_run(
     """Run `agent` on `prompt`, showing each event (with a renderer; without one, model calls
     are not streamed); the result the stream ended with. Cancelled (Ctrl-C), the run stops
     and shows how; then `Interrupted`."""
-    result: RunResult | None = None
     events = agent.stream(
         prompt,
         approver=approver,
@@ -92,6 +92,13 @@ async def stream_run(
         session=session,
         deltas=renderer is not None,
     )
+    return await shown(events, renderer)
+
+
+async def shown(events: AsyncIterator[StreamEvent], renderer: LiveRenderer | None) -> RunResult:
+    """Show each of a run's `events` (with a renderer); the result the stream ended with.
+    Cancelled (Ctrl-C) after the run stopped and said so: `Interrupted`."""
+    result: RunResult | None = None
     try:
         async for event in events:
             if renderer is not None:
@@ -143,6 +150,8 @@ class LiveRenderer:
                 self._line(decision_line(event.decision))
         elif isinstance(event, ToolFinished):
             self._line(self._result_line(event.execution))
+        elif isinstance(event, QuestionWaiting):
+            self._line(_waiting(event))
         elif isinstance(event, RunFinished):
             self.summary(event.result)
 
@@ -221,6 +230,14 @@ def decision_line(decision: Decision) -> Text:
     if details:
         line += Text(" — " + "; ".join(details))
     return line
+
+
+def _waiting(event: QuestionWaiting) -> Text:
+    """`waiting for an answer: <question> (question q1 of run RUN_ID)`."""
+    question = event.question
+    line = Text("    waiting for an answer: ", style="bold magenta")
+    line += Text(str(question.get("question") or question.get("tool_name") or ""))
+    return line + Text(f" (question {question.get('id')} of run {event.run_id})", style="dim")
 
 
 def _changes(changes: Mapping[str, Any], prefix: str = "") -> list[str]:

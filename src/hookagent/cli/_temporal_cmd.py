@@ -1,5 +1,6 @@
 """`hookagent temporal worker`: serve an agent's runs on a Temporal task queue; and
-`hookagent run … --temporal HOST:PORT`: start a run there and wait for its end.
+`hookagent run … --temporal HOST:PORT`: start a run there and show it live as `run` shows a
+run in memory (each model reply whole), or with `--json` wait for its end.
 
 The worker builds its agent from the same flags as `run` (model, plugins, settings files,
 file tools, Bash); the run's side builds the same agent to finish its result. A `scripted:`
@@ -198,11 +199,14 @@ def run_on_temporal(options: RunOptions, address: str, task_queue: str) -> int:
         runs = TemporalRuns(agent, client, task_queue)
         run_id = await runs.start(options.prompt, session=options.session, limits=limits)
         typer.echo(f"run {run_id} on {address}, task queue {task_queue}", err=True)
-        result = await runs.result(run_id)
         if options.json:
+            result = await runs.result(run_id)
             print_json(result)
         else:
-            typer.echo(result.output or result.stop_message or result.status)
+            from hookagent.cli._exits import console
+            from hookagent.cli._render import LiveRenderer, shown
+
+            result = await shown(runs.watch(run_id), LiveRenderer(console()))
         return exit_code(result)
 
     return on_server(address, go)
