@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -19,7 +19,7 @@ from hookagent.cli._render import LiveRenderer
 from hookagent.live import QuestionWaiting, StreamEvent
 from hookagent.temporal import TemporalRuns, agent_worker
 from temporal.test_continue import executions
-from temporal.test_runs import build, queue, waiting
+from temporal.test_runs import build, io_agent, queue, waiting
 
 pytestmark = pytest.mark.temporal
 
@@ -63,9 +63,18 @@ def rendered(event: StreamEvent) -> str:
     return out.getvalue()
 
 
-async def test_a_streamed_run_shows_what_agent_stream_shows_in_memory(client: Client) -> None:
-    expected = await in_memory(build("staging", "dev"))
-    agent = build("staging", "dev")
+@pytest.mark.parametrize(
+    "make",
+    [lambda: build("staging", "dev"), lambda: io_agent("staging", "qa")],
+    ids=["in the workflow", "folds in activities"],
+)
+async def test_a_streamed_run_shows_what_agent_stream_shows_in_memory(
+    client: Client, make: Callable[[], h.Agent]
+) -> None:
+    """Also when hooks that may do I/O fold in an activity (one rewrites a call, one blocks
+    one): the live view's observers see each fold's outcome in the workflow."""
+    expected = await in_memory(make())
+    agent = make()
     async with agent_worker(client, agent, task_queue := queue()):
         runs = TemporalRuns(agent, client, task_queue)
         streamed = await listed(runs.stream("go", interval=0.05))
