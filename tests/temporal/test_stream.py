@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 from temporalio.client import Client
+from temporalio.service import RPCError
 
 import hookagent as h
 from hookagent import live
@@ -132,3 +133,10 @@ async def test_a_watcher_follows_the_run_across_continue_as_new(client: Client) 
     assert await executions(client, run_id) >= 3
     assert streamed == expected
     assert fresh == expected
+
+
+async def test_watching_a_run_that_does_not_exist_fails_naming_it(client: Client) -> None:
+    agent = build("staging")
+    runs = TemporalRuns(agent, client, queue())
+    with pytest.raises(RPCError, match="workflow not found for ID: nope"):
+        await anext(runs.watch("nope"))

@@ -11,23 +11,27 @@ Across continue-as-new the run keeps its workflow id and numbers its events on: 
 newest execution starts past the cursor, the events in between are read from the execution
 it continued from (`previous`, back as far as needed). When the run ends, the rest of its
 events come from its last execution, then `RunFinished`.
+
+A query a worker fails to answer (one that has just closed the execution, or is replaying
+it, may) is asked again, `TRIES` times in all, before the watch fails with its error.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any, final
+from typing import Any, Final, final
 
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 
 from hookagent.kernel._result import RunResult
 from hookagent.live._events import QuestionWaiting, RunFinished, StreamEvent
 from hookagent.temporal._live import decode
 from hookagent.temporal._workflow import AgentRun
 
-__all__ = ["watch"]
+__all__ = ["TRIES", "watch"]
+
+TRIES: Final = 3
 
 
 async def watch(
@@ -55,10 +59,10 @@ async def watch(
             await asyncio.wait({ended}, timeout=interval)
         yield RunFinished(finish(ended.result()))
     finally:
-        if not ended.done():
-            ended.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ended
+        ended.cancel()
+        await asyncio.wait({ended})
+        if not ended.cancelled():
+            ended.exception()  # read: a failure the watch did not raise is not logged later
 
 
 @final
@@ -76,7 +80,7 @@ class _Follow:
         handle = self._client.get_workflow_handle(self._run_id, run_id=execution)
         found: list[StreamEvent] = []
         while True:
-            page = await handle.query(AgentRun.events, self.cursor)
+            page = await _query(handle, self.cursor)
             if page["first"] > self.cursor:  # it continued as new since the last read
                 if page["previous"] is None:
                     raise ValueError(f"run {self._run_id} has no event {self.cursor}")
@@ -88,3 +92,16 @@ class _Follow:
         waiting = [q for q in page["questions"] if q["id"] not in self._asked]
         self._asked.update(q["id"] for q in waiting)
         return found, waiting
+
+
+async def _query(handle: WorkflowHandle[Any, Any], since: int) -> dict[str, Any]:
+    """The run's `events` page from `since`, asked up to `TRIES` times."""
+    tried = 1
+    while True:
+        try:
+            return await handle.query(AgentRun.events, since)
+        except WorkflowQueryFailedError:
+            if tried == TRIES:
+                raise
+            await asyncio.sleep(0.2 * tried)
+            tried += 1
