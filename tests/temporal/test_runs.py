@@ -87,6 +87,40 @@ async def test_a_run_with_a_tool_call_ends_as_the_same_run_in_memory(client: Cli
         assert [(d.point, d.hook) for d in queried] == [(d.point, d.hook) for d in result.decisions]
 
 
+def gated(verdict: str) -> h.Agent:
+    """An agent whose before_tool hook `gate` says `verdict`: agents of both verdicts have
+    the same policy version (the same hook names and tools), and other code."""
+
+    def gate(event: h.ToolCallEvent) -> h.HookResult:
+        if verdict == "block":
+            return h.HookResult.block("not here")
+        return h.HookResult.context("checked")
+
+    return (
+        h.AgentBuilder()
+        .model(ScriptedModel([*deploys("staging"), reply("ok")], by_history=True))
+        .tools(deploy)
+        .on(h.BEFORE_TOOL, gate, name="gate")
+        .build()
+    )
+
+
+async def test_two_agents_of_one_policy_version_in_one_process_run_their_own_hooks(
+    client: Client,
+) -> None:
+    mine, other = gated("context"), gated("block")
+    assert mine.policy_version == other.policy_version
+    local = await gated("context").run("go")
+    async with (
+        agent_worker(client, mine, mine_queue := queue(), max_cached_workflows=0),
+        agent_worker(client, other, queue()),  # served after: it must not take mine's runs
+    ):
+        runs = TemporalRuns(mine, client, mine_queue)
+        result = await runs.result(await runs.start("go"))
+    assert shape(result) == shape(local)
+    assert [d.outcome for d in result.decisions if d.point == "before_tool"] == ["context"]
+
+
 async def waiting(runs: TemporalRuns, run_id: str, ask: str = "q1") -> list[dict[str, Any]]:
     """The run's questions, once it asks `ask` (polled: a query does not wait)."""
     for _ in range(1200):  # up to a minute: a loaded machine may retry a workflow task

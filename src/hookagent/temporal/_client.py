@@ -82,7 +82,7 @@ class TemporalRuns:
             limits=limits,
             output_type=output_type,
         )
-        task["approvals"] = approvals
+        task["approvals"], task["queue"] = approvals, self.task_queue
         memo = {"prompt": prompt, "policy": task["policy"]}
         if approvals:
             memo[MEMO_APPROVALS] = approvals

@@ -51,8 +51,8 @@ class ChildWorkflows:
     """The `ChildRuns` of one run on Temporal; `running`: each child running now, by run
     id, with its type and the parent's view its `subagent_stop` fires on."""
 
-    def __init__(self, policy: str) -> None:
-        self._policy = policy
+    def __init__(self, policy: str, queue: str) -> None:
+        self._policy, self._queue = policy, queue
         self.running: dict[str, tuple[str, RunView]] = {}
 
     def run_id(self, parent: RunView, ctx: ToolContext, /) -> str:
@@ -63,7 +63,7 @@ class ChildWorkflows:
     ) -> RunState:
         child = await workflow.start_child_workflow(
             WORKFLOW,
-            child_task(self._policy, spec.name, prompt, state),
+            child_task(self._policy, self._queue, spec.name, prompt, state),
             id=state.run_id,
             parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,

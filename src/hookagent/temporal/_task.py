@@ -107,14 +107,15 @@ def agent_of(root: Agent, task: Mapping[str, Any]) -> Agent:
     return owner.child_agent(spec)
 
 
-def child_task(policy: str, kind: str, prompt: str, state: RunState) -> dict[str, Any]:
+def child_task(policy: str, queue: str, kind: str, prompt: str, state: RunState) -> dict[str, Any]:
     """The workflow input of a subagent's run: its prompt and `state`'s parent and metadata
-    (its depth), under the root agent's policy version; the agent's own limits, as in
-    memory."""
+    (its depth), under the root agent's policy version and its task queue; the agent's own
+    limits, as in memory."""
     return {
         "prompt": prompt,
         "metadata": dict(state.metadata),
         "policy": policy,
+        "queue": queue,
         "agent": kind,
         "parent": state.parent_run_id,
         "session": None,

@@ -55,7 +55,7 @@ def agent_worker(
     timeouts = Timeouts(
         model=model_timeout, tool=tool_timeout, heartbeat=heartbeat, payload=payload_limit
     )
-    serve(Served(agent, timeouts, history))
+    serve(task_queue, Served(agent, timeouts, history))
     activities = AgentActivities(agent, heartbeat)
     return Worker(
         client,

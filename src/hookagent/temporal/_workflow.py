@@ -62,13 +62,28 @@ class Served:
         self.agent, self.timeouts, self.history = agent, timeouts, history
 
 
-_SERVED: dict[str, Served] = {}
-"""By policy version, the agents this process serves."""
+_SERVED: dict[tuple[str, str], Served] = {}
+"""By task queue and policy version, the agents this process serves."""
 
 
-def serve(served: Served) -> None:
-    """Runs of an agent with `served`'s policy version (its hooks and tools) use it."""
-    _SERVED[served.agent.policy_version] = served
+def serve(task_queue: str, served: Served) -> None:
+    """Runs on `task_queue` of an agent with `served`'s policy version (its hooks and tools)
+    use it. The queue is part of the key: two agents whose hooks have the same names but
+    other code (another model, other settings) are told apart by the queues they serve, so
+    a run replays with the agent it ran with."""
+    _SERVED[task_queue, served.agent.policy_version] = served
+
+
+def _served(queue: str, policy: str) -> Served | None:
+    """The agent serving `policy` on `queue`; else, for a history replayed away from its
+    queue, the one agent of this process with that policy version (None if several)."""
+    found = _SERVED.get((queue, policy))
+    if found is None:
+        alike = [
+            served for (_, served_policy), served in _SERVED.items() if served_policy == policy
+        ]
+        found = alike[0] if len(alike) == 1 else None
+    return found
 
 
 def _now() -> float:
@@ -79,11 +94,13 @@ def _now() -> float:
 class AgentRun:
     @workflow.init
     def __init__(self, task: dict[str, Any]) -> None:
-        served = _SERVED.get(task["policy"])
+        queue = task.get("queue") or workflow.info().task_queue  # a replay has its own
+        served = _served(queue, task["policy"])
         if served is None:  # fails the workflow task: a worker that serves it takes it up
             raise RuntimeError(
                 f"this worker serves no agent of policy version {task['policy']} (the run's "
-                "hooks and tools); start a worker built with the same options"
+                f"hooks and tools) on task queue {queue!r}; start a worker built with the "
+                "same options"
             )
         self._agent = agent = agent_of(served.agent, task)
         self._task = task
@@ -116,7 +133,7 @@ class AgentRun:
             self._carry,
             setup=_setup(task),
             history=served.history,
-            children=ChildWorkflows(task["policy"]),
+            children=ChildWorkflows(task["policy"], queue),
             here=frozenset(hook.id for hook in live),
         )
         if carried is not None:
