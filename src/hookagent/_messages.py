@@ -8,9 +8,10 @@ with hooks and drivers without copying it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeAlias, final
+from dataclasses import field
+from typing import Any, Final, Literal, TypeAlias
 
+from hookagent._record import record
 from hookagent._slots import filler
 
 __all__ = [
@@ -25,8 +26,7 @@ __all__ = [
 ]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolCall:
     """A model's request to run one tool."""
 
@@ -38,15 +38,13 @@ class ToolCall:
     deep, a lone surrogate...: see `hookagent.models._tool_args`); `args` is then empty."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SystemMessage:
     content: str
     role: Literal["system"] = "system"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class UserMessage:
     content: str
     role: Literal["user"] = "user"
@@ -54,8 +52,7 @@ class UserMessage:
     """True for text the runtime added (hook context, stop-hook reasons), not the user's."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class AssistantMessage:
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
@@ -64,8 +61,7 @@ class AssistantMessage:
     """The model's visible reasoning or thinking text, where the provider returns it."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ImagePart:
     """An image in a tool's result (an MCP server's image content), base64-encoded."""
 
@@ -84,8 +80,7 @@ class ImagePart:
         return f"data:{self.mime_type};base64,{self.data}"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolResultMessage:
     call_id: str
     name: str

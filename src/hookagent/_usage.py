@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final
+
+from hookagent._record import record
 
 __all__ = ["Usage"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0

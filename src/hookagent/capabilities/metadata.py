@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, final
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.capabilities._arg_types import NonBlank
 from hookagent.hooks._decorators import HookProvider, hook
 from hookagent.hooks._events import ToolResultEvent
@@ -34,8 +34,7 @@ __all__ = [
 ]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class MetadataPolicy:
     max_value_bytes: int = 65536
     """The largest value `store_metadata` accepts, as UTF-8 JSON."""

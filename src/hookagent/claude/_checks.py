@@ -9,10 +9,10 @@ switches that turned hooks off) is a warning.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.claude._events import TOOL_EVENTS
 from hookagent.claude._matchers import compile_claude_matcher
 from hookagent.claude._model import HandlerSpec, LoadedSettings, Skipped
@@ -24,8 +24,7 @@ OPT_OUT: Final = "--allow-unsupported-hooks (Python: allow_unsupported=True)"
 """How a user says "run without them"; named in every refusal."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SettingsReport:
     skipped: tuple[Skipped, ...] = ()
     """Hooks hookagent would not run: refused unless the user opts out."""

@@ -25,12 +25,13 @@ import re
 import shlex
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Final, final
+from typing import Final
 
 from hookagent._errors import ConfigError
 from hookagent._frontmatter import read_front_matter
+from hookagent._record import record
 from hookagent.claude._rules import compile_rule
 
 __all__ = [
@@ -57,8 +58,7 @@ PLUGIN_ROOT: Final = "${CLAUDE_PLUGIN_ROOT}"
 SKILL_DIR: Final = "${CLAUDE_SKILL_DIR}"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SlashCommand:
     name: str
     """As typed after `/`: `review`, or `plugin:review` for a plugin's."""
@@ -75,8 +75,7 @@ class SlashCommand:
     """A skill's `user-invocable: false` keeps it out of the slash commands."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Expansion:
     """A command expanded, with what UserPromptExpansion hooks are told about it."""
 

@@ -25,6 +25,7 @@ from typing import Final, Literal, final
 
 from hookagent._errors import ConfigError
 from hookagent._frontmatter import split_front_matter
+from hookagent._record import record
 
 __all__ = [
     "MAX_IMPORT_DEPTH",
@@ -51,8 +52,7 @@ _DESCRIPTIONS: Final[dict[str, str]] = {
 }
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class InstructionFile:
     """One file loaded, with what InstructionsLoaded hooks are told about it."""
 

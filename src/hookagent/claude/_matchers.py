@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, final
+from typing import Any, Final
+
+from hookagent._record import record
 
 __all__ = [
     "ClaudeMatcher",
@@ -44,8 +45,7 @@ _NARROW_EVENTS: Final = frozenset({"FileChanged", "StopFailure"})
 """Events whose exact-name test still uses CC's older, narrower character set."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ClaudeMatcher:
     """A compiled settings-file matcher; `repr` is its source text."""
 

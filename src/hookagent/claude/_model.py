@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, final
+from typing import Any, Final, Literal
+
+from hookagent._record import record
 
 __all__ = [
     "CLAUDE_EVENTS",
@@ -97,8 +99,7 @@ SEPARATE_KINDS: Final = frozenset({"plugin", "skill", "agent"})
 """Sources whose copy of a handler runs on its own: only settings files merge repeats."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SettingsSource:
     """Where handlers came from."""
 
@@ -108,8 +109,7 @@ class SettingsSource:
     """For plugin hooks: the plugin's folder (substituted for ${CLAUDE_PLUGIN_ROOT})."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class HandlerSpec:
     """One handler of one matcher group of one event, as configured."""
 
@@ -172,8 +172,7 @@ class HandlerSpec:
         return f"{self.source.path}:{self.where}"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Skipped:
     """Configured hooks hookagent would not run: a handler of a type it does not run, or an
     event it never fires (or does not know). A guard that is configured but never runs is a
@@ -190,8 +189,7 @@ class Skipped:
         return f"{self.source.path}, {self.key}: {self.message}"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class LoadedSettings:
     handlers: tuple[HandlerSpec, ...] = ()
     """In merge order: managed, user, project, local, explicit (CLI) files, plugins; then
@@ -205,8 +203,7 @@ class LoadedSettings:
     """The files read, in merge order."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ProcessOutcome:
     """What running one command handler produced."""
 
@@ -243,8 +240,7 @@ class _Answer:
     SessionStart `initialUserMessage`)."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class HandlerVerdict(_Answer):
     """One handler's answer, read per the protocol for its event."""
 
@@ -257,8 +253,7 @@ class HandlerVerdict(_Answer):
     """What went wrong, for the user: a non-blocking error notice."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Combined(_Answer):
     """The verdicts of every handler that ran for one event, merged."""
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, final
+from dataclasses import field
+from typing import TYPE_CHECKING, Literal
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 
 if TYPE_CHECKING:
     from hookagent.claude._commands import Expansion
@@ -18,8 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["ClaudeHookOptions"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ClaudeHookOptions:
     """Defaults follow Claude Code; each safer choice is one setting away."""
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final
 
 from hookagent._errors import ModelError
 from hookagent._messages import AssistantMessage, Message
+from hookagent._record import record
 from hookagent.hooks import _events as ev
 from hookagent.kernel._records import ToolExecution
 
@@ -47,8 +47,7 @@ _NO_PERMISSION_MODE: Final = frozenset(
 )
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class PayloadContext:
     """What every payload shares for one run."""
 

@@ -12,11 +12,11 @@ folders), `hooks` (a path, a list of paths or the hooks object itself, added to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Any, Final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.claude._json_file import parse_json
 
 __all__ = ["Plugin", "load_plugin"]
@@ -41,8 +41,7 @@ _DESCRIPTIVE: Final = frozenset(
 _COMPONENTS: Final = ("commands", "agents", "skills", "hooks", "mcpServers")
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Plugin:
     name: str
     root: str

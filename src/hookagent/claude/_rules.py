@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, final
 from urllib.parse import urlsplit
 
+from hookagent._record import record
 from hookagent.claude._matchers import SUBAGENT_ALIASES
 
 __all__ = [
@@ -62,8 +63,7 @@ class _Specifier(Protocol):
     def matches(self, tool_input: Mapping[str, Any], cwd: str, /) -> bool: ...
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class PermissionRule:
     """A compiled ``Tool(specifier)`` rule; `repr` is its source text."""
 
@@ -326,8 +326,7 @@ def _segment_regex(segment: str) -> str:
     return "".join(out)
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class _Path:
     base: _Base
     regex: re.Pattern[str]

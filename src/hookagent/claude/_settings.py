@@ -16,13 +16,13 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.claude._events import FIRED
 from hookagent.claude._json_file import read_json
 from hookagent.claude._model import (
@@ -71,8 +71,7 @@ _NO_PLUGIN_ROOT: Final = (
 )
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class FileSettings:
     """What one file contributes before merging with the others."""
 

@@ -16,15 +16,15 @@ import re
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Any, Final
 
 from rich.console import Console
 from rich.text import Text
 
 from hookagent._agent import Agent
 from hookagent._builder import AgentBuilder
+from hookagent._record import record
 from hookagent.capabilities.bash import Bash
 from hookagent.capabilities.files import FileTools
 from hookagent.cli._render import LiveRenderer, stream_run
@@ -38,8 +38,7 @@ from hookagent.models._scripted import ScriptedModel, reply, turn
 __all__ = ["SCENARIOS", "Scenario", "build_agent", "run_demo"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Scenario:
     title: str
     explain: str

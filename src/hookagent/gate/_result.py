@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, final
+from typing import Any
 
+from hookagent._record import record
 from hookagent.hooks._result import StopReason
 from hookagent.kernel._result import DecisionLog
 from hookagent.tools._base import ToolResult
@@ -13,8 +13,7 @@ from hookagent.tools._base import ToolResult
 __all__ = ["GateResult"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class GateResult:
     """One call: what the hooks decided, what ran, and what the caller should hand on.
 

@@ -7,10 +7,11 @@ a fold in which no hook ran leaves none.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
-from typing import Any, Final, final
+from typing import Any, Final
 
+from hookagent._record import record
 from hookagent.hooks._result import StopReason
 
 __all__ = ["NO_CHANGES", "Decision", "Vote", "diff"]
@@ -18,8 +19,7 @@ __all__ = ["NO_CHANGES", "Decision", "Vote", "diff"]
 NO_CHANGES: Final[Mapping[str, Any]] = MappingProxyType({})
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Vote:
     """One hook's answer within a fold (hooks that returned `None` cast no vote)."""
 
@@ -36,8 +36,7 @@ class Vote:
     """The part of the hook that decided, when it is a composite (e.g. a settings handler)."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Decision:
     point: str
     run_id: str

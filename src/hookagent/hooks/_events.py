@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, final
+from typing import TYPE_CHECKING, Any, Literal
 
+from hookagent._record import record
 from hookagent.models._base import ModelRequest, ModelResponse
 from hookagent.tools._base import ToolResult
 
@@ -67,8 +68,7 @@ class _CallScoped(_StepScoped):
     args: Mapping[str, Any]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RunEvent(_RunScoped):
     """execution_start, execution_end, session_start, session_end."""
 
@@ -79,30 +79,26 @@ class RunEvent(_RunScoped):
     prompt (Claude Code's `initialUserMessage`)."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class PromptEvent(_RunScoped):
     """user_prompt: a user message is about to enter the run."""
 
     prompt: str
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class StepEvent(_StepScoped):
     """before_step."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class StepEndEvent(_StepScoped):
     """after_step: the step just recorded."""
 
     record: StepRecord
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class InferenceEvent(_StepScoped):
     """before_inference. Setting `response` answers the call without asking the model."""
 
@@ -110,8 +106,7 @@ class InferenceEvent(_StepScoped):
     response: ModelResponse | None = None
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class InferenceResultEvent(_StepScoped):
     """after_inference."""
 
@@ -120,8 +115,7 @@ class InferenceResultEvent(_StepScoped):
     attempt: int = 1
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolCallEvent(_CallScoped):
     """before_tool: `tool_name` is what tool matchers test."""
 
@@ -132,8 +126,7 @@ class ToolCallEvent(_CallScoped):
     It runs again only if its tool is idempotent or this fold ends in an approved `ask`."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolResultEvent(_CallScoped):
     """after_tool."""
 
@@ -142,8 +135,7 @@ class ToolResultEvent(_CallScoped):
     attempt: int = 1
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolRefusedEvent(_CallScoped):
     """tool_refused: before_tool refused a call (a hook's block, a rule, a denied approval);
     its error result is not recorded yet, so context given here rides on it."""
@@ -155,8 +147,7 @@ class ToolRefusedEvent(_CallScoped):
     """Set when the refusal is an approval's answer: who denied it, and why."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class TaskEvent(_StepScoped):
     """task_created / task_completed: a planning tool is about to add an item to the run's
     task list, or mark one completed; a block refuses the whole update."""
@@ -168,8 +159,7 @@ class TaskEvent(_StepScoped):
     status: str = "pending"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ElicitationEvent(_RunScoped):
     """elicitation / elicitation_result: an MCP server asks the user for input during a tool
     call. At `elicitation` a hook answers for the user by setting `action` ("accept",
@@ -189,8 +179,7 @@ class ElicitationEvent(_RunScoped):
     content: Mapping[str, Any] | None = None
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ContinueEvent(_StepScoped):
     """should_continue: after a step, before the loop decides to go on or stop."""
 
@@ -198,8 +187,7 @@ class ContinueEvent(_StepScoped):
     """How many tool calls the last step made."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class StopEvent(_StepScoped):
     """stop: the run is about to end normally; a block keeps it going."""
 
@@ -208,8 +196,7 @@ class StopEvent(_StepScoped):
     """True while the run continues because a stop hook blocked the previous stop."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ErrorEvent(_StepScoped):
     """on_error: something raised inside a step."""
 
@@ -222,8 +209,7 @@ class ErrorEvent(_StepScoped):
     retryable: bool = True
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SubagentEvent(_RunScoped):
     """subagent_start / subagent_stop: `agent_type` is what matchers test."""
 
@@ -233,8 +219,7 @@ class SubagentEvent(_RunScoped):
     stop_hook_active: bool = False
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CompactEvent(_RunScoped):
     """before_compact / after_compact: `trigger` (manual | auto) is what matchers test."""
 
@@ -243,8 +228,7 @@ class CompactEvent(_RunScoped):
     instructions: str = ""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class NotificationEvent(_RunScoped):
     """notification: `kind` (permission_prompt, idle_prompt…) is what matchers test."""
 
@@ -254,8 +238,7 @@ class NotificationEvent(_RunScoped):
     details: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class PermissionEvent(_RunScoped):
     """permission_request: a human is about to be asked; a hook may answer for them by
     setting `answer` (or refuse with `block`). `tool_name` is what matchers test."""

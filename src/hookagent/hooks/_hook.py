@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, Unpack, final
 
 from hookagent._errors import ConfigError, check_choice
+from hookagent._record import record
 from hookagent.hooks._matchers import Matcher, MatchSpec, compile_matcher
 from hookagent.hooks._points import HookPoint
 from hookagent.hooks._result import HookResult, Kind
@@ -78,8 +79,7 @@ _KIND_DECISIONS: Final[dict[HookKind, frozenset[Kind]]] = {
 }
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Hook(Generic[E]):
     """One hook at one point. Build it with `make_hook`, which checks and normalises."""
 

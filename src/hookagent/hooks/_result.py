@@ -8,9 +8,11 @@ property-tested in ``tests/hooks/test_result_properties.py``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
-from typing import Any, Final, Literal, final
+from typing import Any, Final, Literal
+
+from hookagent._record import record
 
 __all__ = ["AskSpec", "HookResult", "Kind", "RANK", "StopReason"]
 
@@ -38,8 +40,7 @@ RANK: Final[Mapping[Kind, int]] = MappingProxyType(
 _NO_CHANGES: Final[Mapping[str, Any]] = MappingProxyType({})
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class AskSpec:
     """A question for a human, with what to do if nobody answers in time."""
 
@@ -49,8 +50,7 @@ class AskSpec:
     default: Literal["approve", "deny"] = "deny"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class HookResult:
     """A hook's verdict. Build it with the named constructors, never by hand."""
 

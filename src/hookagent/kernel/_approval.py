@@ -7,16 +7,16 @@ may answer them from its records, or pause the run until someone answers (`kerne
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias, final
+from dataclasses import field
+from typing import Any, TypeAlias
 
+from hookagent._record import record
 from hookagent.hooks._result import StopReason
 
 __all__ = ["Answer", "Approver", "Question"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Question:
     point: str
     hook: str
@@ -31,8 +31,7 @@ class Question:
     default: str = "deny"
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Answer:
     approved: bool
     by: str = "approver"

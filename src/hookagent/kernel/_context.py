@@ -8,6 +8,7 @@ from time import perf_counter
 from typing import Any, TypeVar, final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.hooks._decision import Decision
 from hookagent.hooks._points import HookPoint
 from hookagent.kernel._dispatch import Dispatcher
@@ -24,8 +25,7 @@ __all__ = ["Budgets", "RunContext"]
 E = TypeVar("E")
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Budgets:
     """How often hooks may force the loop round before the run gives up."""
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, final
+from dataclasses import field
+from typing import Any, Literal
 
 from hookagent._messages import AssistantMessage
+from hookagent._record import record
 from hookagent._usage import Usage
 from hookagent.tools._base import ToolResult
 
@@ -15,8 +16,7 @@ __all__ = ["StepKind", "StepRecord", "ToolExecution"]
 StepKind = Literal["tool_execution", "final_response", "error"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolExecution:
     call_id: str
     name: str
@@ -29,8 +29,7 @@ class ToolExecution:
     attempts: int = 1
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class StepRecord:
     index: int
     """1-based."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final, Generic, final, overload
 
 from typing_extensions import TypeVar
 
+from hookagent._record import record
 from hookagent._usage import Usage
 from hookagent.hooks._decision import Decision
 from hookagent.hooks._points import HookPoint
@@ -68,8 +68,7 @@ class DecisionLog(ListView[Decision]):
         return [d for d in self._items if d.outcome != "proceed" or any(v.error for v in d.votes)]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RunResult(Generic[OutputT]):
     """What a run did. `parsed` is the validated answer of a run asked for an `output_type`
     (None when there was none, or the model never gave a valid one).

@@ -10,9 +10,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike, fspath
-from typing import Literal, TypeAlias, final
+from typing import Literal, TypeAlias
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 
 __all__ = ["HttpServer", "ServerConfig", "SseServer", "StdioServer", "sanitise", "tool_name"]
 
@@ -45,8 +46,7 @@ def _strings(owner: str, key: str, value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class StdioServer:
     """An MCP server started as a subprocess, speaking JSON-RPC on its stdin and stdout."""
 
@@ -104,16 +104,14 @@ class _Remote:
         object.__setattr__(self, "connect_timeout", connect)
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class HttpServer(_Remote):
     """An MCP server reached over the streamable-HTTP transport (the endpoint, e.g. `…/mcp`)."""
 
     transport: Literal["http"] = field(default="http", init=False)
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SseServer(_Remote):
     """An MCP server reached over the older HTTP+SSE transport (Claude Code's `"type": "sse"`)."""
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TypeAlias, final, runtime_checkable
 
 from hookagent._messages import AssistantMessage, Message
+from hookagent._record import record
 from hookagent._slots import filler
 from hookagent._usage import Usage
 
@@ -35,8 +36,7 @@ __all__ = [
 ]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolSpec:
     """A tool as a model sees it: name, description and JSON schema of its arguments."""
 
@@ -45,8 +45,7 @@ class ToolSpec:
     parameters: Mapping[str, Any]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class OutputSpec:
     """A JSON schema the final answer must match, for drivers with a native JSON-schema mode
     (OpenAI's `response_format` / Responses `text.format`)."""
@@ -58,8 +57,7 @@ class OutputSpec:
     description: str = ""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ModelRequest:
     messages: Sequence[Message]
     """The conversation so far (a view; drivers must not keep it past the call)."""
@@ -79,8 +77,7 @@ model_request: Final[Callable[..., ModelRequest]] = filler(
 makes per step, filled through its slots (`filler`)."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ModelResponse:
     message: AssistantMessage
     usage: Usage = field(default_factory=Usage)

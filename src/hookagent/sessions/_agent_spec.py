@@ -14,11 +14,12 @@ import os
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.sessions._model_aliases import apply_model_aliases, saved_model_aliases
 from hookagent.sessions._plugins import apply_plugins
 from hookagent.sessions._validate import check_run_options
@@ -51,8 +52,7 @@ _NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store", "expansion"
 """Options of one invocation, not of the agent: never saved."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class RunOptions:
     """What `hookagent run` was asked to do, apart from how its flags were parsed."""
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Any, Final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.claude._commands import SlashCommand, load_commands, load_skill_commands
 from hookagent.claude._instructions import Instructions, load_instructions
 from hookagent.claude._model import LoadedSettings, SettingsSource, SourceKind
@@ -77,8 +78,7 @@ _PERMISSION_KEYS: Final = frozenset(
 )
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ClaudeProject:
     root: str
     instructions: Instructions

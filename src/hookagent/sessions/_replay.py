@@ -21,6 +21,7 @@ from typing import Any, final
 from hookagent._agent import Agent
 from hookagent._errors import StoreError
 from hookagent._messages import AssistantMessage, Message, UserMessage
+from hookagent._record import record
 from hookagent.durable import _codec as codec
 from hookagent.durable._reconcile import RECONCILE
 from hookagent.hooks._decision import Decision
@@ -34,8 +35,7 @@ from hookagent.tools._base import Tool, ToolContext, ToolResult
 __all__ = ["Change", "ReplayReport", "Recording", "load_recording", "replay"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Change:
     """One decision that came out differently."""
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, final, runtime_checkable
 
 from hookagent._messages import ImagePart
+from hookagent._record import record
 from hookagent._slots import filler
 
 if TYPE_CHECKING:
@@ -44,8 +44,7 @@ INHERIT: Final[Any] = _Inherit()
 """A tool's `max_result_chars` that takes the agent's default (as having none does)."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolResult:
     """What a tool call produced.
 
@@ -192,8 +191,7 @@ RECONCILE_TIMEOUT: Final = 30.0
 """Seconds a `reconcile` may take unless its tool sets `reconcile_timeout`."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Reconciled:
     """How a tool settled a call left in doubt (started, its end never recorded).
 

@@ -10,10 +10,10 @@ never turns into a silent default at the moment it matters (a crash, a concurren
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.tools._base import RECONCILE_TIMEOUT, Reconciled, Tool
 
 __all__ = ["DEFAULT_TRAITS", "Prepare", "Reconcile", "ToolTraits", "tool_traits", "traits_of"]
@@ -22,8 +22,7 @@ Prepare = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 Reconcile = Callable[[Mapping[str, Any], str], "Reconciled | Awaitable[Reconciled]"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class ToolTraits:
     """A tool's optional traits, each as declared or its default."""
 

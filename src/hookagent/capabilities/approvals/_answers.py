@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Any, Final
 
 from hookagent._canonical import digest
+from hookagent._record import record
 from hookagent.kernel._approval import Answer
 
 __all__ = ["OPTIONS", "Asked", "call_key", "scope_of", "shown_path"]
@@ -26,8 +26,7 @@ _SCOPES: Final = frozenset(OPTIONS) - {"once", "deny"}
 """The answers that reach further than the one call."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Asked:
     """A question the guard raised, kept until the wrapped approver sees its answer."""
 

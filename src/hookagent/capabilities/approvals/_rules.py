@@ -26,6 +26,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any, Final, Literal, final, get_args
 from urllib.parse import urlsplit
 
+from hookagent._record import record
 from hookagent.claude._rules import FILE_TOOLS, PermissionRule, split_bash_command
 
 __all__ = [
@@ -96,8 +97,7 @@ class Rule:
     reason: str | None = None
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class CompiledRule:
     """A rule ready to test calls, and where it came from."""
 
@@ -136,8 +136,7 @@ class CompiledRule:
         return self.rule.matches(tool_name, args, cwd=cwd) and self.accepts(args)
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Verdict:
     """What the rules say about one call."""
 

@@ -17,16 +17,16 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple, final
+from dataclasses import asdict
+from typing import Any, NamedTuple
 
+from hookagent._record import record
 from hookagent.capabilities.audit._chain import ZERO_HASH, canonical, digest
 
 __all__ = ["VerifyReport", "verify"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class VerifyReport:
     path: str
     ok: bool

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
-from typing import Any, Final, final
+from typing import Any, Final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.capabilities.bash._env import IDEMPOTENCY_KEY_VAR
 from hookagent.capabilities.bash._rules import DEFAULT_DENY, DenyRule
 
@@ -22,8 +23,7 @@ __all__ = ["KIB", "BashPolicy"]
 KIB: Final = 1024
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class BashPolicy:
     """How `Bash` runs commands. Sizes are bytes, times seconds."""
 

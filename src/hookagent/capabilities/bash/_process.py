@@ -27,11 +27,11 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 from typing import IO, Final, final
 
+from hookagent._record import record
 from hookagent.spill._files import new_file
 
 __all__ = [
@@ -49,8 +49,7 @@ _POLL: Final = 0.01
 DRAIN_LIMIT: Final = 1.0
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Captured:
     """What was kept of one output stream."""
 
@@ -77,8 +76,7 @@ class Captured:
         )
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Completed:
     exit_code: int | None
     """The shell's exit status (128 + N when signal N killed it); None when timed out."""

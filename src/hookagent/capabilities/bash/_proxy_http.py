@@ -10,9 +10,10 @@ kept-alive connection cannot be reused for another host). Anything else is a 400
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final
 from urllib.parse import urlsplit
+
+from hookagent._record import record
 
 __all__ = ["ESTABLISHED", "Request", "answer", "parse_request"]
 
@@ -20,8 +21,7 @@ _DROPPED: Final = ("proxy-", "connection:", "keep-alive:", "host:")
 _PHRASES: Final = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Request:
     method: str
     host: str

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Final, final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.capabilities.bash._parse import ParsedCommand, SimpleCommand
 
 __all__ = ["DEFAULT_DENY", "DenyRule", "Violation", "find_violation"]
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class DenyRule:
     """A command `Bash` refuses. Give it a `pattern` or a `test`, not both."""
 

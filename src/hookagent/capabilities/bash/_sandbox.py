@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, final
 
+from hookagent._record import record
 from hookagent.capabilities.bash import _seccomp as seccomp
 
 __all__ = [
@@ -89,8 +90,7 @@ class Probe:
     reason: str = ""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class SandboxProfile:
     """What one sandboxed call may touch. Paths are absolute and resolved."""
 

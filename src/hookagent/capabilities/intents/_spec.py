@@ -22,12 +22,13 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from html import escape
 from pathlib import Path
 from typing import Any, Final, final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.capabilities.files._walk import compile_glob
 from hookagent.capabilities.intents._reader import NodePath, read_yaml
 
@@ -48,8 +49,7 @@ MAX_ITEM_CHARS: Final = 200
 _LISTS: Final = ("owned_scope", "constraints", "acceptance_criteria")
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Intent:
     """One planned unit of work, as the intents file describes it."""
 

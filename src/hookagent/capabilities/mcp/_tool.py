@@ -21,13 +21,14 @@ import json
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, final
+from dataclasses import field
+from typing import Any, Final
 
 from mcp import types
 
 from hookagent._errors import ConfigError
 from hookagent._messages import ImagePart
+from hookagent._record import record
 from hookagent.capabilities.mcp._elicit import elicitation_handler
 from hookagent.mcp_client._client import CallFailed, ServerConnection
 from hookagent.mcp_client._config import tool_name
@@ -62,8 +63,7 @@ def output_token_limit(environ: Mapping[str, str] | None = None) -> int | None:
     return value
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class MCPTool:
     """One tool of one MCP server; calls go through the server's SDK session."""
 

@@ -20,10 +20,10 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.capabilities.notify._delivery import (
     Retry,
     check_retry,
@@ -49,8 +49,7 @@ __all__ = ["Delivery", "Notify"]
 log = logging.getLogger("hookagent.notify")
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Delivery:
     """One message to one webhook: `error` is None once it was accepted (a 2xx)."""
 
@@ -325,14 +324,14 @@ def _match(asked: Asked, records: list[QuestionRecord]) -> QuestionRecord | None
     text; the newest if several."""
     question = asked.question
     want = (question.point, question.hook, question.step, question.call_id, question.question)
-    for record in sorted(records, key=lambda r: r.created_at, reverse=True):
+    for row in sorted(records, key=lambda r: r.created_at, reverse=True):
         try:
-            data = json.loads(record.data)
+            data = json.loads(row.data)
         except ValueError:
             continue
         keys = ("point", "hook", "step", "call_id", "question")
         if tuple(data.get(key) for key in keys) == want:
-            return record
+            return row
     return None
 
 

@@ -12,13 +12,14 @@ import asyncio
 import math
 import ssl
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final, final
+from dataclasses import asdict
+from typing import Final
 from urllib.parse import urlsplit
 
 import httpx2
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 
 __all__ = ["Retry", "check_retry", "check_url", "post", "shown", "tls_for"]
 
@@ -26,8 +27,7 @@ _RETRIED: Final = frozenset({408, 425, 429})
 """Statuses worth another attempt besides 5xx: the receiver may take it later."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Retry:
     """How hard one notification is tried: at most `attempts` POSTs, each within `timeout`
     seconds; the n-th retry waits `backoff * 2**(n-1)` seconds, at most `max_backoff` (or
@@ -39,7 +39,7 @@ class Retry:
     timeout: float = 5.0
 
     def __post_init__(self) -> None:
-        check_retry({name: getattr(self, name) for name in self.__slots__}, where="Retry")
+        check_retry(asdict(self), where="Retry")
 
     def delay(self, retry: int) -> float:
         """Seconds before retry number `retry` (1 for the second attempt)."""

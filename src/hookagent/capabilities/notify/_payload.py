@@ -8,9 +8,9 @@ a link to it in the inbox.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final
 
+from hookagent._record import record
 from hookagent.capabilities.audit._describe import plain
 from hookagent.kernel._approval import Question
 from hookagent.store._records import SessionRecord
@@ -21,8 +21,7 @@ _LINE: Final = 300
 """The most characters of `text` before the link."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Asked:
     """A question as a run put it to a human, with where it was asked."""
 

@@ -33,6 +33,7 @@ from typing import Final, final
 
 from hookagent._errors import ConfigError
 from hookagent._frontmatter import read_front_matter
+from hookagent._record import record
 
 __all__ = ["DEFAULT_DIRS", "NAME_PATTERN", "Skill", "SkillLibrary", "parse_skill"]
 
@@ -44,8 +45,7 @@ SKILL_FILE: Final = "SKILL.md"
 _SKIPPED_DIRS: Final = frozenset({"__pycache__"})
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Skill:
     """One skill, read from its file."""
 

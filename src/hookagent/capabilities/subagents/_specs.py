@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, final
 
 from hookagent._errors import ConfigError
 from hookagent._frontmatter import read_front_matter
+from hookagent._record import record
 
 __all__ = ["AgentRegistry", "AgentSpec"]
 
@@ -42,8 +42,7 @@ NOT_HONOURED: Final = (
 """Agent-file keys that change what Claude Code does and are not honoured here."""
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class AgentSpec:
     name: str
     description: str

@@ -1,0 +1,34 @@
+"""`record`: the one way hookagent declares a value type.
+
+Hooks, points, results, events and stored rows are built once and read many times, so each
+is final, frozen, slotted and keyword-only. Spelling that out above every class put the same
+two lines in front of ninety classes; `record` says it once, and type checkers read it as the
+dataclass it makes (`dataclass_transform`). Python's `@final` is only seen by a type checker
+when written on the class itself, so `record` enforces it at run time instead: subclassing a
+record raises `TypeError` when the subclass is defined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NoReturn, TypeVar, final
+
+from typing_extensions import dataclass_transform
+
+__all__ = ["record"]
+
+T = TypeVar("T")
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(field,))
+def record(cls: type[T]) -> type[T]:
+    """`cls` as a final, frozen, slotted, keyword-only dataclass."""
+    made: type[T] = final(dataclass(frozen=True, slots=True, kw_only=True)(cls))
+
+    def refuse(sub: type[Any], /, **_: Any) -> NoReturn:
+        raise TypeError(
+            f"{made.__qualname__} is a record and cannot be subclassed ({sub.__qualname__})"
+        )
+
+    made.__init_subclass__ = classmethod(refuse)  # type: ignore[assignment,method-assign]
+    return made
