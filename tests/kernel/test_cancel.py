@@ -68,12 +68,15 @@ def agent(
     if ended is not None:
         builder.on(h.EXECUTION_END, lambda e: ended.append(e.run), name="ended")
         builder.on(h.SESSION_END, lambda e: ended.append(e.run), name="session_ended")
+    if "reasons" in kw:
+        builder.on(h.SESSION_END, lambda e: kw["reasons"].append(e.source), name="reason")
     return builder.build()
 
 
 async def test_task_cancel_mid_sync_tool_stops_the_run_as_cancelled(gate: Gate) -> None:
     ended: list[h.RunView] = []
-    task = asyncio.create_task(agent(gate, two_calls(), ended).run("go"))
+    reasons: list[str] = []
+    task = asyncio.create_task(agent(gate, two_calls(), ended, reasons=reasons).run("go"))
     await gate.wait_started()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -89,6 +92,7 @@ async def test_task_cancel_mid_sync_tool_stops_the_run_as_cancelled(gate: Gate) 
     assert first.result.data == {"state": "interrupted", "call_id": "c1"}
     assert second.result.content == "Not run: the run was cancelled before this call."
     assert gate.runs == 1
+    assert reasons == ["prompt_input_exit"]  # the user left, as Claude Code says it
 
 
 async def test_a_cancelled_stream_yields_the_stopped_result_then_is_cancelled(gate: Gate) -> None:
@@ -145,13 +149,16 @@ async def test_a_timeout_around_run_still_raises_timeout_error(gate: Gate) -> No
 async def test_a_cancelled_durable_run_is_left_resumable_with_the_call_in_doubt(gate: Gate) -> None:
     store = MemoryStore()
     ended: list[h.RunView] = []
+    reasons: list[str] = []
     model = two_calls()
-    task = asyncio.create_task(agent(gate, model, ended, store=store).run("go", session="s"))
+    cancellable = agent(gate, model, ended, store=store, reasons=reasons)
+    task = asyncio.create_task(cancellable.run("go", session="s"))
     await gate.wait_started()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert ended == [], "a durable run has not ended: no execution_end"
+    assert reasons == ["prompt_input_exit"], "the process left the session all the same"
+    assert len(ended) == 1, "session_end only: a durable run has not ended, no execution_end"
     session = await store.session("s")
     assert session is not None and session.head_run_id is not None
     run = await store.run(session.head_run_id)
@@ -161,8 +168,10 @@ async def test_a_cancelled_durable_run_is_left_resumable_with_the_call_in_doubt(
     assert rows is not None
     assert {c.call_id: c.state for c in rows.calls}["c1"] == "started"
     gate.release.set()
-    resumed = await agent(gate, model, store=store).resume(run.id)
+    resumed = await agent(gate, model, ended, store=store, reasons=reasons).resume(run.id)
     assert resumed.status == "completed"
+    assert reasons == ["prompt_input_exit", "other"]
+    assert [view.status for view in ended[1:]] == ["completed", "completed"]  # at its end
     first, second = resumed.steps[0].executions
     assert first.result.content.startswith("In doubt")
     assert second.result.content == "did b"

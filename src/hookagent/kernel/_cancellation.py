@@ -8,7 +8,8 @@ had one); calls of the same turn not yet made get "not run"; the step is recorde
 stands; the state ends `stopped`, stop reason `user_requested`. A run nobody keeps then
 fires execution_end. A kept (durable) run is left as a crash leaves it, resumable: nothing more is
 written, its lease is released, and the interrupted call stays `started`, in doubt when the
-run is resumed.
+run is resumed. Both then fire session_end with the reason `LEFT`: the process leaves the
+session (a kept run taken up again opens it with `resume`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from hookagent._threads import ABANDONED, abandoned
 from hookagent.kernel._state import RunState
 from hookagent.tools._base import ToolResult
 
-__all__ = ["NOT_RUN", "interrupted", "stop", "unanswered"]
+__all__ = ["LEFT", "NOT_RUN", "interrupted", "stop", "unanswered"]
+
+LEFT: Final = "prompt_input_exit"
+"""session_end's reason for a cancelled run: Claude Code's for a user who quit."""
 
 NOT_RUN: Final = "the run was cancelled before this call"
 """Why a call of the turn was not made (`Not run: …`)."""

@@ -4,8 +4,10 @@ execution_end and session_end on the way out.
 A run that is not a subagent's opens its session each time a process takes it up, as a
 Claude Code process does: `source` is `startup` for a new run in a new session, `resume` for
 a run taken up again (`Agent.resume`) or one continuing a session's conversation. It closes
-the session when it ends (completed, failed or stopped), with the reason `other`; a run that
-pauses for an answer has not ended, and opens the session again (`resume`) when taken up.
+the session when it ends (completed, failed or stopped), with the reason `other`, or
+`prompt_input_exit` when its task was cancelled (Ctrl-C: the user left, as Claude Code says of a
+user quitting at its prompt), a kept run's too, though it stays resumable; a run that pauses for
+an answer has not ended, and opens the session again (`resume`) when taken up.
 Both points are fired past the injected fold runner (`fire_now`): they belong to the
 process, not to the run, so a resumed run runs their hooks again rather than replaying them.
 """
@@ -86,7 +88,7 @@ class ExecutionLifecycle:
         if ctx.hooks.wants(EXECUTION_END):
             await ctx.hooks.fire(EXECUTION_END, RunEvent(run=ctx.view))
 
-    async def close(self, ctx: RunContext) -> None:
-        """session_end, once the run has ended."""
+    async def close(self, ctx: RunContext, reason: str = "other") -> None:
+        """session_end, once the run has ended or its process leaves it (`reason`)."""
         if ctx.state.parent_run_id is None and ctx.hooks.wants(SESSION_END):
-            await ctx.hooks.fire_now(SESSION_END, RunEvent(run=ctx.view, source="other"))
+            await ctx.hooks.fire_now(SESSION_END, RunEvent(run=ctx.view, source=reason))

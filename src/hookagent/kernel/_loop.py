@@ -98,17 +98,20 @@ class Kernel:
 
     async def cancelled(self, ctx: RunContext) -> None:
         """Record a run whose task was cancelled (see `cancellation`); the caller goes on
-        with the cancellation. A run nobody keeps ends here: execution_end, session_end
-        (unless it was cancelled in those already)."""
+        with the cancellation. A run nobody keeps ends here: execution_end. Either way the
+        process leaves the session: session_end, reason `prompt_input_exit` (unless it was
+        cancelled in those already)."""
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()  # delivered: what follows may await, and its hooks time out as usual
         ending = ctx.state.position.phase == "end"  # execution_end is running already
         cancellation.stop(ctx.state, kept=ctx.kept)
         ctx.tick()
-        if not ctx.kept and not ending:
+        if ending:
+            return
+        if not ctx.kept:
             await self._safely(ctx, self._lifecycle.finish(ctx), "execution_end")
-            await self._safely(ctx, self._lifecycle.close(ctx), "session_end")
+        await self._safely(ctx, self._lifecycle.close(ctx, cancellation.LEFT), "session_end")
 
     async def _safely(self, ctx: RunContext, rung: Awaitable[None], where: str) -> None:
         try:
