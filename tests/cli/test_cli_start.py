@@ -30,6 +30,7 @@ LIGHT: Final = frozenset(
         "hookagent",
         "hookagent._errors",
         "hookagent._lazy",
+        "hookagent._record",
         "hookagent._remedies",
         # what a run's options are, shared with `hookagent serve` (their imports are lazy)
         "hookagent.sessions",

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
+from hookagent.cli._groups import command_group
+
 if TYPE_CHECKING:
     app: typer.Typer
 
@@ -35,12 +37,8 @@ _GROUPS: Final = {
 
 
 def _root() -> typer.Typer:
-    return typer.Typer(
-        name="hookagent",
-        help="An agent runtime whose loop is a skeleton of deterministic hooks.",
-        add_completion=False,
-        no_args_is_help=True,
-        pretty_exceptions_enable=False,
+    return command_group(
+        "An agent runtime whose loop is a skeleton of deterministic hooks.", name="hookagent"
     )
 
 

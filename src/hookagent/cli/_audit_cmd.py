@@ -12,13 +12,12 @@ from typing import Annotated
 
 import typer
 
+from hookagent.cli._groups import command_group
 from hookagent.cli._shared_options import JsonOpt
 
 __all__ = ["audit_app"]
 
-audit_app = typer.Typer(
-    help="Audit trails: verify a hash-chained JSONL file.", no_args_is_help=True
-)
+audit_app = command_group("Audit trails: verify a hash-chained JSONL file.")
 
 
 @audit_app.command("verify")

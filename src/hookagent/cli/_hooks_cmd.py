@@ -27,7 +27,8 @@ from rich.console import Console
 
 from hookagent._errors import ConfigError
 from hookagent.cli._claude_options import ClaudePluginOption, ClaudeProjectOption
-from hookagent.cli._shared_options import JsonOpt
+from hookagent.cli._groups import command_group
+from hookagent.cli._shared_options import JsonOpt, settings_option
 from hookagent.sessions._settings_files import read_settings, settings_files, settings_line
 from hookagent.sessions._validate import existing_dir
 
@@ -36,15 +37,11 @@ if TYPE_CHECKING:
 
 __all__ = ["hooks_app"]
 
-hooks_app = typer.Typer(
-    help="Claude Code command hooks: validate settings, try a payload.", no_args_is_help=True
-)
+hooks_app = command_group("Claude Code command hooks: validate settings, try a payload.")
 
 SettingsOpt = Annotated[
     list[Path] | None,
-    typer.Option(
-        "--settings", "-s", help="A settings file (repeatable); read after the standard ones."
-    ),
+    settings_option("A settings file (repeatable); read after the standard ones."),
 ]
 DiscoverOpt = Annotated[
     bool,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from hookagent.cli._groups import command_group
 from hookagent.cli._shared_options import JsonOpt
 from hookagent.sessions._mcp_servers import server_configs
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["mcp_app"]
 
-mcp_app = typer.Typer(help="MCP servers: list what is configured and whether it connects.")
+mcp_app = command_group("MCP servers: list what is configured and whether it connects.")
 
 
 # -- hookagent mcp ls -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Final, NamedTuple, NoReturn
 import typer
 
 from hookagent._errors import ConfigError
+from hookagent.cli._groups import command_group
 from hookagent.cli._notify_option import NotifyInboxOpt, NotifyOpt
 from hookagent.cli._session_views import (
     detail_dict,
@@ -40,9 +41,7 @@ __all__ = ["register", "sessions_app"]
 
 _SCOPES: Final[Mapping[str, Scope]] = {"once": "once", "run": "run", "session": "session"}
 
-sessions_app = typer.Typer(
-    help="Sessions kept in a store: list, inspect, fork.", no_args_is_help=True
-)
+sessions_app = command_group("Sessions kept in a store: list, inspect, fork.")
 
 RunKey = Annotated[str, typer.Argument(metavar="ID", help="A run id, or a session (id or name).")]
 CallArg = Annotated[

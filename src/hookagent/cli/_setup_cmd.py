@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from hookagent.cli._claude_options import ClaudePluginOption, ClaudeProjectOption
-from hookagent.cli._shared_options import JsonOpt
+from hookagent.cli._shared_options import JsonOpt, settings_option
 
 if TYPE_CHECKING:
     from hookagent.claude._model import LoadedSettings
@@ -40,7 +40,7 @@ def setup(
     ] = False,
     settings: Annotated[
         list[Path] | None,
-        typer.Option("--settings", "-s", help="A settings file (repeatable)."),
+        settings_option("A settings file (repeatable)."),
     ] = None,
     discover_settings: Annotated[
         bool,

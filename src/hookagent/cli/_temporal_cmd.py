@@ -17,6 +17,7 @@ import typer
 
 from hookagent._errors import ConfigError
 from hookagent.cli._exits import exit_code, guarded, print_json
+from hookagent.cli._groups import command_group
 from hookagent.cli._shared_options import AddressOpt
 from hookagent.cli._temporal_server import exit_now, on_server, reach, run_async
 from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_path
@@ -33,9 +34,7 @@ __all__ = ["DEFAULT_QUEUE", "exit_now", "run_on_temporal", "temporal_app"]
 DEFAULT_QUEUE = "hookagent"
 
 
-temporal_app = typer.Typer(
-    help="Run agents as durable Temporal workflows.", no_args_is_help=True, add_completion=False
-)
+temporal_app = command_group("Run agents as durable Temporal workflows.")
 
 QueueOpt = Annotated[
     str, typer.Option("--task-queue", metavar="Q", help="The task queue to serve.")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from hookagent.cli._groups import command_group
 from hookagent.cli._session_views import emit_json
 from hookagent.cli._shared_options import JsonOpt, StoreOpt
 from hookagent.cli._store_access import existing, guard, in_store, missing, open_at
@@ -18,9 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["tokens_app"]
 
-tokens_app = typer.Typer(
-    help="Bearer tokens for `hookagent serve`: create (shown once), list, revoke.",
-    no_args_is_help=True,
+tokens_app = command_group(
+    "Bearer tokens for `hookagent serve`: create (shown once), list, revoke."
 )
 
 
