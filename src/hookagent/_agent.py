@@ -156,6 +156,7 @@ class Agent:
         parent_run_id: str | None = None,
         session: str | None = None,
         limits: Mapping[str, Any] | None = None,
+        clear: bool = False,
     ) -> RunResult[T]: ...
     @overload
     async def run(
@@ -168,6 +169,7 @@ class Agent:
         parent_run_id: str | None = None,
         session: str | None = None,
         limits: Mapping[str, Any] | None = None,
+        clear: bool = False,
     ) -> RunResult[Any]: ...
     async def run(
         self,
@@ -179,13 +181,15 @@ class Agent:
         parent_run_id: str | None = None,
         session: str | None = None,
         limits: Mapping[str, Any] | None = None,
+        clear: bool = False,
     ) -> RunResult[Any]:
         """Run to the end and return what happened; failures are in the result, not raised
         (but a `LeaseLost` is: the run was taken over and goes on elsewhere).
 
         With `output_type` (a pydantic model, dataclass, TypedDict or any type pydantic
         validates) the run must end in a valid answer of that type: `result.parsed`. With a
-        store, the run is kept in `session` (a name; continued if it exists), and a question
+        store, the run is kept in `session` (a name; continued if it exists; `clear`: its
+        conversation starts afresh, session_start's source is `clear`), and a question
         nobody answers now pauses it: the result's status is then `waiting`.
 
         `limits` replaces the agent's limits for this run only: keys `max_steps`,
@@ -208,6 +212,7 @@ class Agent:
             approver=approver,
             emit=None,
             session=session,
+            clear=clear,
         )
 
     async def run_child(self, prompt: str, state: RunState) -> RunResult[Any]:
@@ -273,6 +278,7 @@ class Agent:
         session: str | None = None,
         deltas: bool = True,
         limits: Mapping[str, Any] | None = None,
+        clear: bool = False,
     ) -> AsyncIterator[StreamEvent]:
         """Yield steps, model deltas, tool calls and decisions as they happen, then
         `RunFinished`. `deltas=False`: model calls are made whole, not streamed, so no
@@ -280,7 +286,7 @@ class Agent:
 
         Cancelling the task that iterates stops the run (see `run`); the stream still yields
         what the run emits as it stops, and `RunFinished` with the stopped result, then
-        raises the `CancelledError` on the next iteration. `limits`: as in `run`."""
+        raises the `CancelledError` on the next iteration. `limits`, `clear`: as in `run`."""
         setup = self._setups.streamed(self._setups.of(output_type, limits), self._live.hooks)
         state = RunState(metadata=dict(metadata or {}))
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -292,6 +298,7 @@ class Agent:
             emit=queue.put_nowait,
             session=session,
             deltas=deltas,
+            clear=clear,
         )
         task = asyncio.create_task(run)
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
@@ -329,11 +336,12 @@ class Agent:
         session: str | None = None,
         durable: Durable | None = None,
         deltas: bool = True,
+        clear: bool = False,
     ) -> RunResult:
         resumed = durable is not None
-        if durable is None and self.store is not None:
+        if durable is None and (self.store is not None or clear):  # clear: a kept session
             prompt = surrogates.replace(prompt)  # as the store keeps it, so as a resume sees it
-            durable = await self._runs().start(prompt, state, session)
+            durable = await self._runs().start(prompt, state, session, clear=clear)
         layer = DurableLayer(durable, state) if durable is not None else None
         watch = HookWatch(setup.watch_tick) if setup.watch_tick is not None else None
         ctx = self.context(
@@ -352,8 +360,9 @@ class Agent:
             if durable is None or layer is None:
                 await self._kernel.run(ctx, prompt)
             else:
+                mid_run = resumed and layer.mid_run
                 await self._run_durably(
-                    ctx, prompt, durable, resumed=resumed, mid_run=resumed and layer.mid_run
+                    ctx, prompt, durable, resumed=resumed, mid_run=mid_run, cleared=clear
                 )
         except asyncio.CancelledError:
             await self._kernel.cancelled(ctx)
@@ -366,11 +375,20 @@ class Agent:
         return _result(state, setup)
 
     async def _run_durably(
-        self, ctx: RunContext, prompt: str, durable: Durable, *, resumed: bool, mid_run: bool
+        self,
+        ctx: RunContext,
+        prompt: str,
+        durable: Durable,
+        *,
+        resumed: bool,
+        mid_run: bool,
+        cleared: bool,
     ) -> None:
         async with self._runs().leased(durable):
             try:
-                await self._kernel.run(ctx, prompt, resumed=resumed, mid_run=mid_run)
+                await self._kernel.run(
+                    ctx, prompt, resumed=resumed, mid_run=mid_run, cleared=cleared
+                )
             except Suspended:
                 ctx.state.status = "waiting"
                 ctx.tick()

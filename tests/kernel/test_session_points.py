@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import hookagent as h
 from hookagent.durable import _sessions as sessions
 from hookagent.store import MemoryStore
@@ -69,6 +71,32 @@ async def test_a_run_continuing_a_session_opens_it_with_resume() -> None:
         ("session_start", "resume"),
         ("session_end", "other"),
     ]
+
+
+async def test_a_cleared_session_starts_its_conversation_afresh_with_source_clear() -> None:
+    store, recorder = MemoryStore(), Recorder()
+    await build(recorder, reply("one"), store=store).build().run("first", session="chat")
+    model = ScriptedModel([reply("fresh")], by_history=True)
+    agent = build(recorder, store=store).model(model).build()
+    result = await agent.run("second", session="chat", clear=True)
+    assert (result.status, result.output) == ("completed", "fresh")
+    assert [m.content for m in result.state.messages] == ["second", "fresh"]
+    assert sources(recorder)[2:] == [("session_start", "clear"), ("session_end", "other")]
+    streamed = build(recorder, reply("again"), store=store).build()
+    events = [e async for e in streamed.stream("third", session="chat", clear=True)]
+    assert isinstance(events[-1], h.RunFinished)
+    assert [m.content for m in events[-1].result.state.messages] == ["third", "again"]
+    assert sources(recorder)[4] == ("session_start", "clear")
+    kept = await store.session("chat")
+    assert kept is not None and kept.head_run_id == events[-1].result.run_id  # one session
+
+
+async def test_clear_without_a_kept_session_is_refused() -> None:
+    with pytest.raises(h.ConfigError, match="this agent has no store"):
+        await build(Recorder(), reply("hi")).build().run("hello", clear=True)
+    stored = build(Recorder(), reply("hi"), store=MemoryStore()).build()
+    with pytest.raises(h.ConfigError, match=r"clear=True .* name the session \(session=NAME"):
+        await stored.run("hello", clear=True)
 
 
 async def test_a_paused_run_has_not_ended_its_session_and_reopens_it_on_resume() -> None:

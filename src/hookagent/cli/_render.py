@@ -81,6 +81,7 @@ async def stream_run(
     approver: Approver | None = None,
     metadata: Mapping[str, Any] | None = None,
     session: str | None = None,
+    clear: bool = False,
 ) -> RunResult:
     """Run `agent` on `prompt`, showing each event (with a renderer; without one, model calls
     are not streamed); the result the stream ended with. Cancelled (Ctrl-C), the run stops
@@ -91,6 +92,7 @@ async def stream_run(
         metadata=metadata,
         session=session,
         deltas=renderer is not None,
+        clear=clear,
     )
     return await shown(events, renderer)
 

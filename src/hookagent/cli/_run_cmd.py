@@ -171,6 +171,14 @@ def run(
             "question nobody answers pauses it (exit 3) until it is approved or denied.",
         ),
     ] = None,
+    clear: Annotated[
+        bool,
+        typer.Option(
+            "--clear",
+            help="With --session: start the session's conversation afresh, as Claude Code's "
+            "/clear (SessionStart hooks get source clear).",
+        ),
+    ] = False,
     store: Annotated[
         str | None,
         typer.Option(
@@ -226,6 +234,7 @@ def run(
         read_only=read_only,
         approvals=approvals,
         session=session,
+        clear=clear,
         store=store,
         claude_project=claude_project,
         claude_plugins=tuple(claude_plugin or ()),
@@ -256,6 +265,8 @@ def _on_temporal(
         )
     if notify:
         raise ConfigError("a run on Temporal tells no webhook of its questions", key="--notify")
+    if options.clear:
+        raise ConfigError("a run on Temporal keeps no session to clear", key="--clear")
     return run_on_temporal(options, address, queue)
 
 

@@ -54,7 +54,12 @@ def run_in_session(options: RunOptions) -> int:
         metadata = {CLI_KEY: saved_options(run_options)}
         async with connected_agent(run_options, store) as (agent, _):
             result = await stream_run(
-                agent, options.prompt, renderer, metadata=metadata, session=options.session
+                agent,
+                options.prompt,
+                renderer,
+                metadata=metadata,
+                session=options.session,
+                clear=options.clear,
             )
         await notified(options.notify)  # a paused run's question is read from the store
         return await _outcome(store, result)

@@ -43,6 +43,12 @@ def submit_run(options: RunOptions) -> int:
             "--session NAME (or its store with --store URL)",
             key="--session",
         )
+    if options.clear:
+        raise ConfigError(
+            "clears a session as its run starts here; a queued run starts in a worker: "
+            "`hookagent run --session NAME --clear`",
+            key="--clear",
+        )
     cwd = options.cwd or os.getcwd()
     options = replace(options, cwd=cwd)
     check_run_options(options)

@@ -2,9 +2,9 @@
 
 A run holds a **lease** on itself while it executes, so that a worker that dies lets another
 take the run over once the lease has run out. The lease is renewed at every barrier and in
-the background; each claim gives it a new epoch, which every write is fenced on (see
-`Durable`). A session is a line of runs: a new message continues the newest run's
-conversation in a new run.
+the background (from a thread while the run holds its event loop); each claim gives it a
+new epoch, which every write is fenced on (see `Durable`). A session is a line of runs: a
+new message continues the newest run's conversation in a new run.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import final
 
-from hookagent._errors import StoreError
+from hookagent._errors import ConfigError, StoreError
 from hookagent._messages import Message
 from hookagent.durable import _codec as codec
 from hookagent.durable._journal import Durable, scalars_of
 from hookagent.durable._lease import holder_state, lease_seconds, refusal, worker_name
+from hookagent.durable._loop_free import LoopFreeRenewal, Reopens
 from hookagent.durable._restore import restore
 from hookagent.kernel._state import RunState
 from hookagent.store._base import RunRows, Store
@@ -49,10 +50,18 @@ class DurableRuns:
         session_key: str | None,
         *,
         queued: bool = False,
+        clear: bool = False,
     ) -> Durable:
         """A new run in the session named `session_key` (created if it does not exist; a
-        new session with a generated name if None), continuing its conversation. A `queued`
-        run is only written down, for a worker to claim."""
+        new session with a generated name if None), continuing its conversation, or with
+        `clear` starting it afresh. A `queued` run is only written down, for a worker to
+        claim."""
+        if clear and not session_key:
+            raise ConfigError(
+                "clear=True starts a session's conversation afresh: name the session "
+                "(session=NAME, --session NAME)",
+                key="clear",
+            )
         lease = lease_seconds()
         await self._open()
         now = time.time()
@@ -69,7 +78,7 @@ class DurableRuns:
                     f"session {session.name or session.id} has a run that is not finished "
                     f"({head.run.id}, {head.run.status}): resume or answer it first"
                 )
-            if head is not None:
+            if head is not None and not clear:
                 state.messages.extend(_final_messages(head))
         state.session_id = session.id
         record = RunRecord(
@@ -143,13 +152,18 @@ class DurableRuns:
     @contextlib.asynccontextmanager
     async def leased(self, durable: Durable) -> AsyncIterator[None]:
         """Renew the run's lease in the background while the body runs (barriers renew it
-        too); release it after, unless it was lost. A renewal that finds the lease gone marks
-        `durable` lost, so its next barrier fails without writing."""
+        too, and a thread while the body holds the loop: `LoopFreeRenewal`); release it
+        after, unless it was lost. A renewal that finds the lease gone marks `durable` lost,
+        so its next barrier fails without writing."""
         lease = durable.lease or lease_seconds()
+        store = self.store
+        off_loop = LoopFreeRenewal(store, durable, lease) if isinstance(store, Reopens) else None
 
         async def renew() -> None:
             while True:
                 await asyncio.sleep(lease / 3)
+                if off_loop is not None:
+                    off_loop.beat()
                 try:
                     held = await self.store.renew(
                         durable.run_id, durable.worker, time.time(), lease, epoch=durable.epoch
@@ -169,6 +183,8 @@ class DurableRuns:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            if off_loop is not None:
+                await off_loop.stop()
             if not durable.lost:
                 await self.store.release(durable.run_id, durable.worker, epoch=durable.epoch)
 

@@ -3,7 +3,9 @@ execution_end and session_end on the way out.
 
 A run that is not a subagent's opens its session each time a process takes it up, as a
 Claude Code process does: `source` is `startup` for a new run in a new session, `resume` for
-a run taken up again (`Agent.resume`) or one continuing a session's conversation. It closes
+a run taken up again (`Agent.resume`) or one continuing a session's conversation, `clear` for
+a new run of a session that starts its conversation afresh (`run(..., clear=True)`, as
+Claude Code's `/clear`). It closes
 the session when it ends (completed, failed or stopped), with the reason `other`, or
 `prompt_input_exit` when its task was cancelled (Ctrl-C: the user left, as Claude Code says of a
 user quitting at its prompt), a kept run's too, though it stays resumable; a run that pauses for
@@ -32,21 +34,21 @@ __all__ = ["ExecutionLifecycle"]
 
 @final
 class ExecutionLifecycle:
-    async def open(self, ctx: RunContext, *, resumed: bool) -> None:
+    async def open(self, ctx: RunContext, *, resumed: bool, cleared: bool = False) -> None:
         """session_start; its context reaches the model before the run's first request, and
         a first message its hooks give a new run enters it (through user_prompt) before the
-        run's own prompt."""
+        run's own prompt. `cleared`: a new run of a session whose conversation was cleared."""
         state = ctx.state
         if state.parent_run_id is not None or not ctx.hooks.wants(SESSION_START):
             return
-        source = "resume" if resumed or state.messages else "startup"
+        source = "resume" if resumed or state.messages else "clear" if cleared else "startup"
         event = RunEvent(run=ctx.view, source=source)
         opened, event = await ctx.hooks.fire_now(SESSION_START, event)
         if opened.outcome == "stop":
             state.stop_by(opened)
             return
         state.add_reminder(opened.contexts)
-        if event.prompt is not None and source == "startup":  # a first message, as a user's
+        if event.prompt is not None and source != "resume":  # a first message, as a user's
             await self.submit(ctx, event.prompt)
 
     async def start(self, ctx: RunContext, prompt: str | None) -> None:

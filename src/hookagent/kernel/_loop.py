@@ -54,14 +54,17 @@ class Kernel:
         resumed: bool = False,
         mid_run: bool = False,
         opened: bool = False,
+        cleared: bool = False,
     ) -> None:
         """Run from the start, or take a run up again (`resumed`): `mid_run` when it is
         taken up at a turn of the loop or at its end, whose checkpoint (`ctx.turn`) was
         taken already, rather than at its start. `opened`: the run goes on in the same
         session without a new process taking it up (a workflow continued as new), so
-        session_start does not fire again."""
+        session_start does not fire again. `cleared`: a new run of a session whose
+        conversation was cleared (session_start's source `clear`)."""
         if not opened and ctx.hooks.wants(SESSION_START):  # (no coroutine for no hooks)
-            await self._safely(ctx, self._lifecycle.open(ctx, resumed=resumed), "session_start")
+            opening = self._lifecycle.open(ctx, resumed=resumed, cleared=cleared)
+            await self._safely(ctx, opening, "session_start")
         if not mid_run and not ctx.ended:
             await self._safely(ctx, self._lifecycle.start(ctx, prompt), "execution_start")
         turn, state, steps, continuation = ctx.turn, ctx.state, self._steps, self._continuation

@@ -48,7 +48,9 @@ __all__ = [
 CLI_KEY: Final = "cli"
 """The key of a run's metadata that holds the options it was started with."""
 
-_NOT_SAVED: Final = frozenset({"prompt", "json", "session", "store", "expansion", "notify"})
+_NOT_SAVED: Final = frozenset(
+    {"prompt", "json", "session", "store", "clear", "expansion", "notify"}
+)
 """Options of one invocation, not of the agent: never saved."""
 
 
@@ -89,6 +91,8 @@ class RunOptions:
     base_url: str | None = None
     session: str | None = None
     """Keep the run in this session of the store (continued if it exists)."""
+    clear: bool = False
+    """`--clear`: the session's conversation starts afresh (session_start's source `clear`)."""
     store: str | None = None
     """The store's URL or path; None: `.hookagent/sessions.db` (when a session is asked for)."""
     cwd: str | None = None

@@ -24,7 +24,7 @@ __all__ = ["continued_script"]
 async def continued_script(store: Store, options: RunOptions) -> RunOptions:
     """`options` with `replies_before` set for a scripted run that continues a session."""
     path = scripted_path(options)
-    if path is None or options.session is None:
+    if path is None or options.session is None or options.clear:  # cleared: no replies before
         return options
     session = await store.session(options.session)
     if session is None or session.head_run_id is None:

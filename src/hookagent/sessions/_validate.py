@@ -65,6 +65,11 @@ def check_run_options(options: RunOptions) -> None:
 
         parse_model_aliases(options.model_aliases)
     whole_number("--max-result-chars", options.max_result_chars, least=0, note=" (0: no limit)")
+    if options.clear and options.session is None:
+        raise ConfigError(
+            "starts a session's conversation afresh: name the session with --session NAME",
+            key="--clear",
+        )
     existing_dir("--root", options.root, cwd=options.cwd)
     for file in options.mcp_configs:
         full = Path(options.cwd or os.getcwd(), os.path.expanduser(file))
