@@ -13,8 +13,10 @@ and audio or image tokens are not modelled.
 from __future__ import annotations
 
 import math
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib.resources import files
 from types import MappingProxyType
 from typing import Final, final
 
@@ -61,33 +63,14 @@ class Price:
 
 PRICES: Final[Mapping[str, Price]] = MappingProxyType(
     {
-        # OpenAI (standard tier)
-        "gpt-5": Price(1.25, 10.00, cached_input=0.125),
-        "gpt-5-mini": Price(0.25, 2.00, cached_input=0.025),
-        "gpt-5-nano": Price(0.05, 0.40, cached_input=0.005),
-        "gpt-5-pro": Price(15.00, 120.00),
-        "gpt-4.1": Price(2.00, 8.00, cached_input=0.50),
-        "gpt-4.1-mini": Price(0.40, 1.60, cached_input=0.10),
-        "gpt-4.1-nano": Price(0.10, 0.40, cached_input=0.025),
-        "gpt-4o": Price(2.50, 10.00, cached_input=1.25),
-        "gpt-4o-2024-05-13": Price(5.00, 15.00),
-        "gpt-4o-mini": Price(0.15, 0.60, cached_input=0.075),
-        "o3": Price(2.00, 8.00, cached_input=0.50),
-        "o3-mini": Price(1.10, 4.40, cached_input=0.55),
-        "o3-pro": Price(20.00, 80.00),
-        "o4-mini": Price(1.10, 4.40, cached_input=0.275),
-        # Anthropic (cached_input is the cache-read price)
-        "claude-opus-4-5": Price(5.00, 25.00, cached_input=0.50),
-        "claude-opus-4-1": Price(15.00, 75.00, cached_input=1.50),
-        "claude-opus-4": Price(15.00, 75.00, cached_input=1.50),
-        "claude-sonnet-4-5": Price(3.00, 15.00, cached_input=0.30),
-        "claude-sonnet-4": Price(3.00, 15.00, cached_input=0.30),
-        "claude-3-7-sonnet": Price(3.00, 15.00, cached_input=0.30),
-        "claude-haiku-4-5": Price(1.00, 5.00, cached_input=0.10),
-        "claude-3-5-haiku": Price(0.80, 4.00, cached_input=0.08),
+        model: Price(**row)
+        for model, row in tomllib.loads(
+            files(__package__).joinpath("prices.toml").read_text(encoding="utf-8")
+        ).items()
     }
 )
-"""Built-in list prices; a snapshot for convenience, overridable wherever prices are taken.
+"""Built-in list prices (`prices.toml`, beside this module); a snapshot for convenience,
+overridable wherever prices are taken.
 
 Variants that cost more or less than their base name (`o3-pro`, `gpt-5-pro`,
 `claude-opus-4-5`…) are listed on their own, because `price_for` otherwise prices a name by
