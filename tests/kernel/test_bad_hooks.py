@@ -152,3 +152,16 @@ async def test_an_error_policy_ignoring_an_execution_end_error_keeps_the_status(
     b.error_policy(h.ErrorPolicy({"hook": "ignore"}))
     result = await b.build().run("go")
     assert result.status == "completed"
+
+
+async def test_a_hook_failing_at_execution_end_by_default_is_recorded_status_kept() -> None:
+    b, _ = builder(reply("done"))
+
+    def broken_audit(event: h.RunEvent) -> None:
+        raise OSError("audit log is full")
+
+    result = await b.on(h.EXECUTION_END, broken_audit, name="audit").build().run("go")
+    assert (result.status, result.stop_reason) == ("completed", "completed")
+    [decision] = result.decisions.at(h.EXECUTION_END)
+    [vote] = decision.votes
+    assert vote.error == "OSError: audit log is full"

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from hookagent._errors import ConfigError
 from hookagent.cli._claude_options import ClaudePluginOption, ClaudeProjectOption
@@ -65,8 +64,9 @@ AllowOpt = Annotated[
     bool,
     typer.Option(
         "--allow-unsupported-hooks",
-        help="Report hooks hookagent does not run (other handler types, events it does not "
-        "fire) as warnings, not errors, as `run --allow-unsupported-hooks` runs without them.",
+        help="Report hooks hookagent would not run (misspelled or misplaced handler types, "
+        "unknown events, events it does not fire) as warnings, not errors, as "
+        "`run --allow-unsupported-hooks` runs without them.",
     ),
 ]
 
@@ -369,25 +369,22 @@ def _rule(spec: HandlerSpec) -> Any:
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    console = Console(soft_wrap=True, highlight=False)
-    console.print(
-        f"decision: {report['decision']}" + (f" — {report['reason']}" if report["reason"] else "")
-    )
+    """Plain lines: a hook's reason or command is printed as it is, brackets and all."""
+    say = typer.echo
+    say(f"decision: {report['decision']}" + (f" — {report['reason']}" if report["reason"] else ""))
     for key in ("updated_input", "stop_reason", "system_message"):
         if report[key]:
-            console.print(f"{key}: {report[key]}")
+            say(f"{key}: {report[key]}")
     for text in report["additional_context"]:
-        console.print(f"context: {text}")
+        say(f"context: {text}")
     for key, value in report["event_fields"].items():  # retry, watchPaths, sessionTitle…
-        console.print(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+        say(f"{key}: {json.dumps(value, ensure_ascii=False)}")
     if not report["continue"]:
-        console.print("continue: false")
+        say("continue: false")
     if "exports" in report:
-        console.print(f"CLAUDE_ENV_FILE {report['env_file']}: {len(report['exports'])} line(s)")
+        say(f"CLAUDE_ENV_FILE {report['env_file']}: {len(report['exports'])} line(s)")
         for line in report["exports"]:
-            console.print(f"  {line}")
+            say(f"  {line}")
     for hook in report["hooks"]:
         error = f" — {hook['error']}" if hook["error"] else ""
-        console.print(
-            f"  {hook['command']}: exit {hook['exit_code']}, {hook['duration_ms']} ms{error}"
-        )
+        say(f"  {hook['command']}: exit {hook['exit_code']}, {hook['duration_ms']} ms{error}")

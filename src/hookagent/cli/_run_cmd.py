@@ -120,9 +120,10 @@ def run(
         bool,
         typer.Option(
             "--allow-unsupported-hooks",
-            help="Run even though the settings hold hooks hookagent does not run (handler "
-            "types other than command, events it does not fire); they are reported and "
-            "recorded in the run. Without it, such settings are refused (exit 2).",
+            help="Run even though the settings hold hooks hookagent would not run (a "
+            "misspelled handler type, a type on an event Claude Code does not run it on, an "
+            "unknown event, one it does not fire); they are reported and recorded in the "
+            "run. Without it, such settings are refused (exit 2).",
         ),
     ] = False,
     base_url: Annotated[
