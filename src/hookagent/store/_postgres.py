@@ -92,6 +92,11 @@ class PostgresStore(SQLControl):
     def url(self) -> str:
         return self._url
 
+    def reopened(self) -> PostgresStore:
+        """The same database as a new store of one connection, not yet opened, for an event
+        loop of another thread (lease renewal while a run holds its loop)."""
+        return PostgresStore(self._dsn, min_size=1, max_size=1)
+
     def __repr__(self) -> str:
         return f"PostgresStore({self._url!r})"
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Final, Literal, TypeVar
+from typing import Final, Literal, Self, TypeVar
 
 from hookagent._errors import ConfigError, StoreError
 from hookagent.store._records import Flush
@@ -94,6 +94,11 @@ class SQLiteFile:
     @property
     def url(self) -> str:
         return self._url
+
+    def reopened(self) -> Self:
+        """The same file as a new store, not yet opened: its own connection and thread,
+        for an event loop of another thread (lease renewal while a run holds its loop)."""
+        return type(self)(self._path, durability=self.durability)
 
     # -- opening and closing --------------------------------------------------------------
     async def open(self) -> None:
