@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shlex
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from . import run_cli
+from .session_log import logged, session_hooks
 
 PLUGIN = textwrap.dedent(
     '''
@@ -146,25 +146,6 @@ def test_ctrl_c_stops_the_run_keeps_its_output_and_exits_130(project: Path) -> N
     assert not (project / "effects.txt").exists(), "the process waited for the tool's thread"
 
 
-SESSION_LOG = """
-import json, sys
-event = json.load(sys.stdin)
-with open("sessions.log", "a") as log:
-    log.write(f"{event['hook_event_name']} {event.get('source') or event.get('reason')}\\n")
-"""
-
-
-def session_hooks(project: Path) -> str:
-    """A settings file whose SessionStart and SessionEnd hooks log their source or reason."""
-    (project / "log_session.py").write_text(SESSION_LOG)
-    hook = {
-        "hooks": [{"type": "command", "command": f"{shlex.quote(sys.executable)} log_session.py"}]
-    }
-    settings = {"hooks": {"SessionStart": [hook], "SessionEnd": [hook]}}
-    (project / "settings.json").write_text(json.dumps(settings))
-    return "settings.json"
-
-
 def test_ctrl_c_leaves_a_stored_run_to_resume_which_then_finishes_it(project: Path) -> None:
     running = run(project, "--session", "s", "--settings", session_hooks(project))
     running.wait_for(CALL_A)
@@ -180,8 +161,7 @@ def test_ctrl_c_leaves_a_stored_run_to_resume_which_then_finishes_it(project: Pa
     assert kept["status"] == "running", "not ended: resumable"
     assert f"interrupted: run {run_id} is kept; continue it with `hookagent resume {run_id}`" in err
     assert not (project / "effects.txt").exists()
-    log = project / "sessions.log"
-    assert log.read_text().splitlines() == ["SessionStart startup", "SessionEnd prompt_input_exit"]
+    assert logged(project) == ["SessionStart startup", "SessionEnd prompt_input_exit"]
 
     (project / "release").write_text("")
     resumed = run_cli.hookagent(project, "resume", run_id)
@@ -189,7 +169,7 @@ def test_ctrl_c_leaves_a_stored_run_to_resume_which_then_finishes_it(project: Pa
     assert "In doubt" in resumed.stdout and "← did b" in resumed.stdout
     assert "completed" in resumed.stdout
     assert [line.split()[0] for line in (project / "effects.txt").read_text().splitlines()] == ["b"]
-    assert log.read_text().splitlines()[2:] == ["SessionStart resume", "SessionEnd other"]
+    assert logged(project)[2:] == ["SessionStart resume", "SessionEnd other"]
 
 
 def test_ctrl_c_with_json_prints_the_stopped_result_and_how_to_resume(project: Path) -> None:

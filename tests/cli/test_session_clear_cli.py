@@ -4,27 +4,14 @@ Claude Code's /clear, and SessionStart hooks are told so (source `clear`)."""
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 
 from .run_cli import hookagent
-
-SESSION_LOG = """
-import json, sys
-event = json.load(sys.stdin)
-with open("sessions.log", "a") as log:
-    log.write(f"{event['hook_event_name']} {event.get('source') or event.get('reason')}\\n")
-"""
+from .session_log import logged, session_hooks
 
 
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "log_session.py").write_text(SESSION_LOG)
-    hook = {
-        "hooks": [{"type": "command", "command": f"{shlex.quote(sys.executable)} log_session.py"}]
-    }
-    settings = {"hooks": {"SessionStart": [hook], "SessionEnd": [hook]}}
-    (tmp_path / "settings.json").write_text(json.dumps(settings))
+    session_hooks(tmp_path)
     (tmp_path / "first.json").write_text(json.dumps([{"text": "one"}, {"text": "two"}]))
     (tmp_path / "fresh.json").write_text(json.dumps([{"text": "fresh"}]))
     return tmp_path
@@ -42,7 +29,7 @@ def test_clear_starts_the_session_afresh_and_session_start_says_clear(tmp_path: 
     run(root, "first", "first.json", "--session", "chat")
     cleared = run(root, "new topic", "fresh.json", "--session", "chat", "--clear")
     run(root, "and then", "first.json", "--session", "chat")
-    assert (root / "sessions.log").read_text().splitlines() == [
+    assert logged(root) == [
         "SessionStart startup",
         "SessionEnd other",
         "SessionStart clear",
