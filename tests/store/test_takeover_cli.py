@@ -152,6 +152,7 @@ def test_a_run_frozen_past_its_lease_is_taken_over_and_its_effects_happen_once(
     assert frozen.returncode == 2, out + err
     assert "lease lost" in err and "taker took the run over" in err, err
     assert "stopped without writing or running anything more" in err
+    assert "Not run" not in out  # the build did run here: its end is what went unrecorded
     shown = hookagent(tmp_path, "sessions", "show", "s", "--store", store_url, "--json")
     detail = json.loads(shown.stdout)
     assert detail["session"]["status"] == "completed"

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, final
 
 from hookagent._canonical import call_key, canonical
+from hookagent._errors import LeaseLost
 from hookagent._messages import ToolCall, tool_result_message
 from hookagent._surrogates import replace as replace_surrogates
 from hookagent.hooks._decision import Decision
@@ -65,6 +66,8 @@ class ToolExecutor(HandlesErrors):
                 for rest in unanswered(ctx.state.messages, calls[index:]):
                     self._skip(ctx, rest, NOT_RUN)
                 raise
+            except LeaseLost:  # the run goes on elsewhere: this process records nothing more
+                raise
             except Exception as exc:
                 if len(group) == 1:  # a group records its own failures
                     self._skip(ctx, call, f"{type(exc).__name__}: {exc}")
@@ -96,7 +99,7 @@ class ToolExecutor(HandlesErrors):
                 record()
             if isinstance(outcome, BaseException):
                 failure = failure or outcome
-                if not sink:
+                if not sink and not isinstance(outcome, LeaseLost):
                     self._skip(ctx, call, f"{type(outcome).__name__}: {outcome}")
         if failure is not None:
             raise failure
