@@ -166,14 +166,23 @@ def test_a_failing_command_hook_leaves_its_error_in_run_json(tmp_path: Path) -> 
     broken = (
         f"{sys.executable} -c \"import sys; print('guard broke', file=sys.stderr); sys.exit(1)\""
     )
-    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": broken}]}]}
+    failing = [
+        {"type": "command", "command": broken},
+        {"type": "command", "command": "echo '{not json'"},
+        {"type": "command", "command": "sleep 30", "timeout": 1},
+    ]
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": failing}]}
     out = run(project(tmp_path, hooks), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout[out.stdout.index("{") :])
     [decision] = [d for d in data["decisions"] if d["point"] == "before_tool"]
-    [vote] = decision["votes"]
+    [vote] = decision["votes"]  # the event's handlers run together: one vote naming each
     assert vote["hook"] == "claude:PreToolUse"
-    assert vote["error"].endswith("hooks.PreToolUse[0].hooks[0]: guard broke")
+    errors = vote["error"].split("; settings.json:")
+    assert errors[0] == "settings.json:hooks.PreToolUse[0].hooks[0]: guard broke"
+    assert errors[1].startswith("hooks.PreToolUse[0].hooks[1]: hook output is not valid JSON")
+    assert errors[2] == "hooks.PreToolUse[0].hooks[2]: timed out after 1 s"
+    assert data["tool_calls"][0]["result"] == "ran rm -rf build"  # they fail open, as in Claude
 
 
 def test_resume_rebuilds_the_agent_under_the_same_rule(tmp_path: Path) -> None:
