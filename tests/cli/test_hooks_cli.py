@@ -217,3 +217,11 @@ def test_run_with_real_file_tools_and_bash(tmp_path: Path) -> None:
     assert bash["result"].startswith("hi\n") and str(work.resolve()) in bash["result"]
     assert escape["is_error"] and "outside" in escape["result"]
     assert not (tmp_path / "outside.txt").exists()
+
+
+def test_hooks_test_prints_a_reason_with_brackets_as_it_is(tmp_path: Path) -> None:
+    """A hook's words are not read as console markup: `[red]` is printed, not eaten."""
+    (tmp_path / "p.json").write_text(json.dumps({"tool_name": "Bash", "tool_input": {}}))
+    deny = 'echo "no: [bold]rm[/bold] on [red]/[/red]" >&2; exit 2'
+    out = hookagent(tmp_path, "hooks", "test", "PreToolUse", "--input", "p.json", "--command", deny)
+    assert "decision: deny — no: [bold]rm[/bold] on [red]/[/red]" in out.stdout

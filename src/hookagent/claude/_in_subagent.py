@@ -8,9 +8,10 @@ subagent's end is SubagentStop, fired in its parent.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from hookagent.kernel._view import RunView
+if TYPE_CHECKING:
+    from hookagent.kernel._view import RunView
 
 __all__ = ["MAIN_ONLY", "agent_fields", "fires_in"]
 
@@ -31,8 +32,8 @@ MAIN_ONLY: Final = frozenset(
 
 def fires_in(event_name: str, event: Any) -> bool:
     """Whether `event_name`'s hooks run for `event`: not a main-only event in a subagent."""
-    run = getattr(event, "run", None)
-    return not (event_name in MAIN_ONLY and isinstance(run, RunView) and run.parent_run_id)
+    in_child = bool(getattr(getattr(event, "run", None), "parent_run_id", None))
+    return not (event_name in MAIN_ONLY and in_child)
 
 
 def agent_fields(run: RunView) -> tuple[str | None, str | None]:

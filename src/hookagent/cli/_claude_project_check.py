@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 
 from hookagent.cli._hooks_check import check_report, print_check
-from hookagent.cli._session_views import emit_json
+from hookagent.cli._json_out import emit_json
 from hookagent.sessions._agent_spec import RunOptions
 from hookagent.sessions._claude_project import project_of, project_report
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
-from hookagent.cli._session_views import emit_json
+from hookagent.cli._json_out import emit_json
 from hookagent.sessions._settings_files import settings_files
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from hookagent.claude._model import HandlerSpec, LoadedSettings
 
 __all__ = ["check_report", "handler_text", "print_check"]
@@ -79,6 +78,8 @@ def _head(h: dict[str, Any]) -> list[str]:
 
 def _table(handlers: list[dict[str, Any]]) -> Table:
     """One row per handler, each cell whole however wide the row gets."""
+    from rich.table import Table
+
     table = Table(*_COLUMNS)
     for column in table.columns:
         column.no_wrap = True
@@ -94,6 +95,8 @@ def print_check(report: dict[str, Any], *, as_json: bool, wide: bool) -> None:
     if as_json:
         emit_json(report)
         return
+    from rich.console import Console
+
     # markup off: a command's [brackets] are printed, not read as styles.
     console = Console(
         soft_wrap=True, highlight=False, markup=False, width=100_000 if wide else None

@@ -20,8 +20,9 @@ from rich.console import Console
 from rich.text import Text
 
 from hookagent.cli._exits import EXIT_INTERRUPTED, exit_code, interrupted, kept_line
+from hookagent.cli._json_out import emit_json
 from hookagent.cli._notify_option import notified, notifier
-from hookagent.cli._session_views import Outcome, call_text, emit_json, plain_console, report
+from hookagent.cli._session_views import Outcome, call_text, plain_console, report
 from hookagent.cli._store_access import existing, in_store
 from hookagent.durable._answers import Scope
 from hookagent.durable._sessions import answer, find_run

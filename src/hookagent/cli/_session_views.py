@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, final
 
-import typer
 from rich.console import Console
 from rich.text import Text
 
+from hookagent.cli._json_out import emit_json
 from hookagent.sessions._records_json import fields_dict, question_dict, session_dict
 
 if TYPE_CHECKING:
@@ -28,7 +28,6 @@ __all__ = [
     "Outcome",
     "call_text",
     "detail_dict",
-    "emit_json",
     "plain_console",
     "print_detail",
     "print_sessions",
@@ -57,12 +56,6 @@ class Outcome:
         if self.session is None:
             return self.result.state.session_id or "?"
         return self.session.name or self.session.id
-
-
-def emit_json(data: Any) -> None:
-    """What every `--json` prints: one JSON document on stdout, indented, snake_case keys,
-    null for what is absent."""
-    typer.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
 
 
 def report(

@@ -20,10 +20,10 @@ import typer
 
 from hookagent._errors import ConfigError
 from hookagent.cli._groups import command_group
+from hookagent.cli._json_out import emit_json
 from hookagent.cli._notify_option import NotifyInboxOpt, NotifyOpt
 from hookagent.cli._session_views import (
     detail_dict,
-    emit_json,
     plain_console,
     print_detail,
     print_sessions,

@@ -17,7 +17,7 @@ from typing import Any, Final
 import typer
 
 from hookagent._errors import ConfigError
-from hookagent.cli._session_views import emit_json
+from hookagent.cli._json_out import emit_json
 from hookagent.cli._store_access import in_store
 from hookagent.sessions._agent_spec import RunOptions
 from hookagent.sessions._validate import check_run_options

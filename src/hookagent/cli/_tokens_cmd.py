@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from hookagent.cli._groups import command_group
-from hookagent.cli._session_views import emit_json
+from hookagent.cli._json_out import emit_json
 from hookagent.cli._shared_options import JsonOpt, StoreOpt
 from hookagent.cli._store_access import existing, guard, in_store, missing, open_at
 from hookagent.sessions._records_json import fields_dict
