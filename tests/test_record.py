@@ -39,3 +39,18 @@ def test_hookagent_records_are_refused_as_bases() -> None:
     for cls in (Decision, Vote):
         with pytest.raises(TypeError, match="cannot be subclassed"):
             type("Sub", (cls,), {})
+
+
+@record(kw_only=False)
+class Delta:
+    step: int
+    text: str = ""
+
+
+def test_a_record_made_with_kw_only_false_takes_its_fields_by_position() -> None:
+    assert Delta(1, "a") == Delta(step=1, text="a")
+    assert Delta.__final__  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Delta(1).text = "b"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="Delta is a record and cannot be subclassed"):
+        type("Sub", (Delta,), {})

@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Iterator
-from dataclasses import dataclass
 from typing import Any, Final, final
 
+from hookagent._record import record
 from hookagent.claude._model import HandlerSpec, HandlerVerdict, ProcessOutcome
 from hookagent.claude._output import read_verdict
 from hookagent.hooks._events import StepEvent, StopEvent
@@ -39,8 +39,7 @@ _LAST: Final = -1_000_000
 start background handlers have started them."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Finding:
     text: str
     wakes: bool

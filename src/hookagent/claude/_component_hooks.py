@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, final
 
 from hookagent._errors import ConfigError
 from hookagent._frontmatter import FrontMatter, read_front_matter
+from hookagent._record import record
 from hookagent.claude._checks import check_settings
 from hookagent.claude._event_handlers import EventHandlers, Ran
 from hookagent.claude._events import FIRED
@@ -64,8 +65,7 @@ PARENT_EVENTS: Final = frozenset({"SubagentStart", "SubagentStop"})
 _STEP: Final = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Component:
     """One skill's or subagent's front-matter hooks."""
 

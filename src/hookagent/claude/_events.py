@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final
 
+from hookagent._record import record
 from hookagent.claude._in_subagent import fires_in
 from hookagent.hooks import _points as hp
 from hookagent.hooks._events import ErrorEvent, StepEndEvent, ToolRefusedEvent, ToolResultEvent
@@ -14,8 +14,7 @@ from hookagent.hooks._result import HookResult
 __all__ = ["FIRED", "PERMISSION_HOOKS", "TOOL_EVENTS", "EventMapping", "applies_to", "ends_run"]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class EventMapping:
     point: hp.HookPoint[Any]
     kind: HookKind

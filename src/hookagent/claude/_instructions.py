@@ -19,9 +19,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal, final
+from typing import Final, Literal
 
 from hookagent._errors import ConfigError
 from hookagent._frontmatter import split_front_matter
@@ -66,8 +65,7 @@ class InstructionFile:
     """A path-scoped rule's `paths:`; such a rule is loaded when a matching file is used."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Instructions:
     """Everything found: the files loaded at start, path-scoped rules, warnings."""
 

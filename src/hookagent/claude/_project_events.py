@@ -12,9 +12,9 @@ payload.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any
 
+from hookagent._record import record
 from hookagent.hooks._events import PromptEvent
 
 if TYPE_CHECKING:
@@ -26,8 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["ExpansionEvent", "InstructionsEvent", "SetupEvent", "occurrences"]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class InstructionsEvent:
     run: RunView
     file: InstructionFile
@@ -49,8 +48,7 @@ class InstructionsEvent:
         return fields
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ExpansionEvent:
     run: RunView
     prompt: str
@@ -64,8 +62,7 @@ class ExpansionEvent:
         return self.expansion.payload()
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class SetupEvent:
     run: RunView
     trigger: str

@@ -33,8 +33,7 @@ import os
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol, final
+from typing import Any, Final, Literal, Protocol
 from urllib.parse import urlsplit
 
 from hookagent._record import record
@@ -150,8 +149,7 @@ def _specifier(tool: str, content: str) -> _Specifier | None:
     return None
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Never:
     def matches(self, tool_input: Mapping[str, Any], cwd: str, /) -> bool:
         return False
@@ -169,8 +167,7 @@ def _command_regex(content: str) -> re.Pattern[str]:
     return re.compile(body, re.DOTALL)
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Command:
     regex: re.Pattern[str]
 
@@ -356,8 +353,7 @@ class _Path:
 # ---- WebFetch, Agent -------------------------------------------------------------------------
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Domain:
     host: re.Pattern[str]
 
@@ -372,8 +368,7 @@ class _Domain:
         return host is not None and self.host.fullmatch(host) is not None
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _SubagentType:
     regex: re.Pattern[str]
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final
+
+from hookagent._record import record
 
 __all__ = ["JSON_DECISION", "NO_UNIVERSAL", "SPECIFIC", "TOP_DECISION", "Stdout", "read_stdout"]
 
@@ -117,8 +118,7 @@ _PERMISSION_CHOICE: Final[Mapping[str, _Check]] = {
 }
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Stdout:
     """Trimmed stdout, read once: a valid object, plain text, or a problem to report."""
 

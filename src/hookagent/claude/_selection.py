@@ -5,10 +5,10 @@ event; and settings-file handlers repeated across matchers run once, as in Claud
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, final
+from typing import Any
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.claude._events import TOOL_EVENTS
 from hookagent.claude._matchers import ClaudeMatcher, compile_claude_matcher
 from hookagent.claude._model import SEPARATE_KINDS, HandlerSpec
@@ -17,8 +17,7 @@ from hookagent.claude._rules import PermissionRule, compile_rule
 __all__ = ["Selected", "run_once_each", "select_spec"]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Selected:
     """A handler ready to run: its matcher and `if` rule compiled once."""
 

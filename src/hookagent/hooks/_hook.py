@@ -9,8 +9,8 @@ from __future__ import annotations
 import fnmatch
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, Unpack, final
+from dataclasses import field
+from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, Unpack
 
 from hookagent._errors import ConfigError, check_choice
 from hookagent._record import record
@@ -42,8 +42,7 @@ TIERS: Final[dict[Tier, int]] = {"system": 0, "policy": 1, "default": 2, "audit"
 HookFn: TypeAlias = Callable[..., "HookResult | Awaitable[HookResult | None] | None"]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class InheritFor:
     """A hook that subagents of these types inherit (`fnmatch` patterns)."""
 

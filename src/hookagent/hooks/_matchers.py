@@ -16,10 +16,10 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, TypeAlias, final, runtime_checkable
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 
 __all__ = [
     "AllOf",
@@ -44,8 +44,7 @@ class Matcher(Protocol):
 MatchSpec: TypeAlias = "str | Matcher | Callable[[Any], bool] | None"
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Names:
     names: frozenset[str]
     uses_subject = True
@@ -57,8 +56,7 @@ class _Names:
         return "|".join(sorted(self.names))
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Pattern:
     source: str
     regex: re.Pattern[str]
@@ -71,8 +69,7 @@ class _Pattern:
         return self.source
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Everything:
     uses_subject = False
 
@@ -80,8 +77,7 @@ class _Everything:
         return True
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Predicate:
     fn: Callable[[Any], bool]
     uses_subject = False

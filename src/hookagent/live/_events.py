@@ -11,9 +11,9 @@ Temporal); in memory an approver is asked instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias, final
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+from hookagent._record import record
 from hookagent.hooks._decision import Decision
 from hookagent.kernel._records import StepRecord, ToolExecution
 from hookagent.models._base import ModelResponse, ReasoningDelta, TextDelta, ToolCallDelta
@@ -38,21 +38,18 @@ __all__ = [
 ]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class StepStarted:
     step: int
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ModelReplied:
     step: int
     response: ModelResponse
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ToolStarted:
     step: int
     call_id: str
@@ -60,21 +57,18 @@ class ToolStarted:
     args: Mapping[str, Any]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ToolFinished:
     step: int
     execution: ToolExecution
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class DecisionMade:
     decision: Decision
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class QuestionWaiting:
     """Run `run_id` waits for an answer to `question` (its `id`, `tool_name`, `args`,
     `question`, `fingerprint`, as a run's `questions` lists it)."""
@@ -83,14 +77,12 @@ class QuestionWaiting:
     question: Mapping[str, Any]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class StepFinished:
     record: StepRecord
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class RunFinished:
     result: RunResult
 

@@ -12,8 +12,8 @@ The kernel streams only when someone watches (`Agent.stream`, the CLI's live vie
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, Protocol, TypeAlias, final, runtime_checkable
+from dataclasses import field
+from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
 
 from hookagent._messages import AssistantMessage, Message
 from hookagent._record import record
@@ -85,8 +85,7 @@ class ModelResponse:
     model_name: str | None = None
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class TextDelta:
     """A piece of the answer's text, as the provider streamed it."""
 
@@ -94,8 +93,7 @@ class TextDelta:
     text: str
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ReasoningDelta:
     """A piece of the model's visible reasoning or thinking text."""
 
@@ -103,8 +101,7 @@ class ReasoningDelta:
     text: str
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ToolCallDelta:
     """A piece of a tool call: the first delta of a call carries its id and name, the rest
     carry fragments of its JSON arguments. `index` orders the calls of one reply."""

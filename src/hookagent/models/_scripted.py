@@ -11,7 +11,6 @@ import itertools
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, final
 
@@ -19,6 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from hookagent._errors import ConfigError, ModelError
 from hookagent._messages import AssistantMessage, ToolCall
+from hookagent._record import record
 from hookagent._surrogates import replace
 from hookagent._usage import Usage
 from hookagent.models._base import (
@@ -72,8 +72,7 @@ class _TurnSpec(BaseModel):
     reasoning: str = ""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class RecordedCall:
     """A snapshot of one request the model received (small: no copy of the history)."""
 

@@ -22,8 +22,8 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import KW_ONLY, dataclass
-from typing import Any, Final, Literal, final, get_args
+from dataclasses import KW_ONLY
+from typing import Any, Final, Literal, get_args
 from urllib.parse import urlsplit
 
 from hookagent._record import record
@@ -80,8 +80,7 @@ _SUMMARY: Final = 120
 """Characters of a call's summary in a question or a reason."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Rule:
     """``Rule("Bash(git push:*)", "ask")``: a permission rule and what it decides.
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final
+
+from hookagent._record import record
 
 __all__ = ["DomainPattern", "DomainRules", "is_ip_literal", "normal_host"]
 
@@ -24,8 +25,7 @@ _LABEL: Final = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
 _NUMBER: Final = re.compile(r"0x[0-9a-f]*|[0-9]+", re.IGNORECASE)
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class DomainPattern:
     """One allowlist entry: `host` (or `*.suffix` when `wildcard`) and an optional port."""
 
@@ -73,8 +73,7 @@ class DomainPattern:
         return text if self.port is None else f"{text}:{self.port}"
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class DomainRules:
     """A parsed allowlist; `refusal` says why a host may not be reached."""
 

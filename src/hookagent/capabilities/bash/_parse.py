@@ -15,8 +15,9 @@ import os
 import re
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final
+
+from hookagent._record import record
 
 __all__ = ["ParsedCommand", "SimpleCommand", "parse_command"]
 
@@ -56,8 +57,7 @@ _ARG_OPTIONS: Final[dict[str, frozenset[str]]] = {
 _SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "su"})
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class SimpleCommand:
     """One command of a command line, as the deny rules see it."""
 
@@ -74,8 +74,7 @@ class SimpleCommand:
         return " ".join(parts)
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ParsedCommand:
     """A command line split into simple commands, nested ones included."""
 

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal, final
+from typing import Literal
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.claude._rules import compile_rule, split_bash_command
 
 __all__ = ["Exclusions", "Placement", "place"]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Placement:
     """Where one call runs, and why it leaves the sandbox or why its request was ignored."""
 
@@ -38,8 +37,7 @@ class Placement:
     """Why a call placed outside runs inside: a hook's profile kept it there."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Exclusions:
     """The excluded commands of a capability, compiled as Bash permission rules."""
 

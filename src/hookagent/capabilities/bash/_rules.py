@@ -13,8 +13,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Final, final
+from dataclasses import field
+from typing import Final
 
 from hookagent._errors import ConfigError
 from hookagent._record import record
@@ -64,8 +64,7 @@ class DenyRule:
         return self.regex is not None and self.regex.search(command.text) is not None
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Violation:
     rule: DenyRule
     where: str

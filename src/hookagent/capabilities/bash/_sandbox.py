@@ -27,9 +27,8 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal, final
+from typing import Final, Literal
 
 from hookagent._record import record
 from hookagent.capabilities.bash import _seccomp as seccomp
@@ -81,8 +80,7 @@ command: its own folder is hookagent's, which the command may not see."""
 _PROBE_TIMEOUT: Final = 15.0
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Probe:
     """Whether the sandbox can be had: `path` of a working `bwrap`, else None and why."""
 

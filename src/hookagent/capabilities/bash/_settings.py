@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Final, final
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.capabilities.bash._domains import DomainPattern
 from hookagent.capabilities.bash._placement import Exclusions
 from hookagent.capabilities.bash._sandbox import SandboxMode
@@ -147,8 +148,7 @@ def _read_key(where: _Where, key: str, value: object, found: SandboxSettings, ki
         raise where.error(f"sandbox.{key}", "is not a sandbox setting hookagent knows", value)
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Where:
     file: Path
     project: Path

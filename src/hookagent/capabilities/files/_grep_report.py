@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Literal, final
 
+from hookagent._record import record
 from hookagent.tools._base import ToolResult
 
 __all__ = ["MAX_COLUMNS", "FileMatches", "Line", "Mode", "Query", "clip", "report"]
@@ -24,8 +25,7 @@ Line = tuple[int, bool, str]
 """A line number, whether the line matched (else it is context), and its text."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record
 class Query:
     """One search, as both engines take it."""
 

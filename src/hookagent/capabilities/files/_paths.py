@@ -21,8 +21,9 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from typing import Final, final
+
+from hookagent._record import record
 
 __all__ = [
     "Located",
@@ -45,8 +46,7 @@ class PathError(Exception):
     """An expected failure with a message for the model; tools turn it into an error result."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Located:
     display: str
     """The absolute path results and errors name (lexically normalised)."""
@@ -54,8 +54,7 @@ class Located:
     """Its components below the root."""
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Resolved:
     """The directory holding the target (an fd the caller closes) and the target's name.
 

@@ -11,9 +11,9 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final
 
+from hookagent._record import record
 from hookagent.capabilities.files._paths import (
     Located,
     PathError,
@@ -109,8 +109,7 @@ def literal_prefix(pattern: str) -> tuple[str, str]:
     return "/".join(parts[:cut]), "/".join(parts[cut:])
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Entry:
     """A non-directory found by the walk."""
 

@@ -14,9 +14,9 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, final
 
+from hookagent._record import record
 from hookagent.capabilities.intents._spec import Intent
 
 __all__ = ["NOT_A_FILE", "Target", "ToolSet", "content_hash", "in_scope"]
@@ -54,8 +54,7 @@ class ToolSet:
         return "|".join([*sorted(self.names), *self.patterns])
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Target:
     """The file a call touches."""
 

@@ -15,16 +15,16 @@ naming the file and the line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, final
+from dataclasses import field
+from typing import Any
 
+from hookagent._record import record
 from hookagent._yamlread import NodePath, TextLoader, load_with_lines
 
 __all__ = ["Document", "NodePath", "read_yaml"]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Document:
     value: Any
     """Maps, lists, text and None."""

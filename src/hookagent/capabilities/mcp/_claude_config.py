@@ -20,12 +20,13 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from os import PathLike
 from pathlib import Path
-from typing import Any, final
+from typing import Any
 
 from hookagent._errors import ConfigError
+from hookagent._record import record
 from hookagent.mcp_client._config import HttpServer, ServerConfig, SseServer, StdioServer
 
 __all__ = ["ConfiguredServer", "MCPConfigs", "load_claude_config", "load_mcp_configs"]
@@ -36,8 +37,7 @@ PLUGIN_ROOT = "CLAUDE_PLUGIN_ROOT"
 StrPath = str | PathLike[str]
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class ConfiguredServer:
     """One server as configured: its name, how to reach it, and the file that said so."""
 
@@ -46,8 +46,7 @@ class ConfiguredServer:
     file: str
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class MCPConfigs:
     """The servers of some `.mcp.json` files by name (a later file's entry replaces an
     earlier one's, with a warning), and what was wrong but not fatal."""

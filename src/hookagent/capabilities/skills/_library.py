@@ -27,9 +27,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
-from typing import Final, final
+from typing import Final
 
 from hookagent._errors import ConfigError
 from hookagent._frontmatter import read_front_matter
@@ -70,8 +70,7 @@ class Skill:
         return tuple(self.folder / rel for rel in self.resources)
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class SkillLibrary:
     """The skills found in `searched`, by name (sorted)."""
 

@@ -27,11 +27,12 @@ the history's length. The bookkeeping is per run and dropped at `execution_end`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final, final
 
 from hookagent._errors import ConfigError, ModelError
 from hookagent._messages import Message, UserMessage
+from hookagent._record import record
 from hookagent._usage import Usage
 from hookagent.capabilities.summarization._prompt import summary_prompt
 from hookagent.capabilities.summarization._sections import Ledger
@@ -224,8 +225,7 @@ class Summarization:
         )
 
 
-@final
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Summary:
     text: str
     usage: Usage
