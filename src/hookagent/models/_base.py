@@ -12,7 +12,7 @@ The kernel streams only when someone watches (`Agent.stream`, the CLI's live vie
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
 
 from hookagent._messages import AssistantMessage, Message
@@ -85,20 +85,22 @@ class ModelResponse:
     model_name: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class _TextPiece:
+    """A piece of streamed text at `step`: the two kinds differ only in what text it is."""
+
+    step: int
+    text: str
+
+
 @record(kw_only=False)
-class TextDelta:
+class TextDelta(_TextPiece):
     """A piece of the answer's text, as the provider streamed it."""
 
-    step: int
-    text: str
-
 
 @record(kw_only=False)
-class ReasoningDelta:
+class ReasoningDelta(_TextPiece):
     """A piece of the model's visible reasoning or thinking text."""
-
-    step: int
-    text: str
 
 
 @record(kw_only=False)
