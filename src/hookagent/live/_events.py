@@ -11,6 +11,7 @@ Temporal); in memory an approver is asked instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from hookagent._record import record
@@ -38,28 +39,32 @@ __all__ = [
 ]
 
 
-@record(kw_only=False)
-class StepStarted:
+@dataclass(frozen=True, slots=True)
+class _OfStep:
+    """An event of one step: `step` numbers it, first, as in the model's deltas."""
+
     step: int
 
 
 @record(kw_only=False)
-class ModelReplied:
-    step: int
+class StepStarted(_OfStep):
+    """Step `step` begins; its `before_step` hooks have run."""
+
+
+@record(kw_only=False)
+class ModelReplied(_OfStep):
     response: ModelResponse
 
 
 @record(kw_only=False)
-class ToolStarted:
-    step: int
+class ToolStarted(_OfStep):
     call_id: str
     name: str
     args: Mapping[str, Any]
 
 
 @record(kw_only=False)
-class ToolFinished:
-    step: int
+class ToolFinished(_OfStep):
     execution: ToolExecution
 
 
