@@ -33,7 +33,8 @@ import os
 import re
 import shlex
 from collections.abc import Mapping
-from typing import Any, Final, Literal, Protocol
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Literal, Protocol
 from urllib.parse import urlsplit
 
 from hookagent._record import record
@@ -155,6 +156,21 @@ class _Never:
         return False
 
 
+@dataclass(frozen=True, slots=True)
+class _OneArgument:
+    """A specifier tested against one string argument of the call, named `argument`; a call
+    without it (or with something else there) never matches."""
+
+    argument: ClassVar[str]
+
+    def matches(self, tool_input: Mapping[str, Any], cwd: str, /) -> bool:
+        value = tool_input.get(self.argument)
+        return isinstance(value, str) and self.test(value)
+
+    def test(self, value: str, /) -> bool:
+        raise NotImplementedError
+
+
 # ---- Bash ------------------------------------------------------------------------------------
 
 
@@ -168,13 +184,11 @@ def _command_regex(content: str) -> re.Pattern[str]:
 
 
 @record(kw_only=False)
-class _Command:
+class _Command(_OneArgument):
     regex: re.Pattern[str]
+    argument = "command"
 
-    def matches(self, tool_input: Mapping[str, Any], cwd: str, /) -> bool:
-        command = tool_input.get("command")
-        if not isinstance(command, str):
-            return False
+    def test(self, command: str, /) -> bool:
         subcommands = split_bash_command(command)
         if subcommands is None:
             return True  # unparsable: CC runs the handler rather than guess (#63066, #79675)
@@ -354,13 +368,11 @@ class _Path:
 
 
 @record(kw_only=False)
-class _Domain:
+class _Domain(_OneArgument):
     host: re.Pattern[str]
+    argument = "url"
 
-    def matches(self, tool_input: Mapping[str, Any], cwd: str, /) -> bool:
-        url = tool_input.get("url")
-        if not isinstance(url, str):
-            return False
+    def test(self, url: str, /) -> bool:
         try:
             host = urlsplit(url).hostname
         except ValueError:
@@ -369,9 +381,9 @@ class _Domain:
 
 
 @record(kw_only=False)
-class _SubagentType:
+class _SubagentType(_OneArgument):
     regex: re.Pattern[str]
+    argument = "subagent_type"
 
-    def matches(self, tool_input: Mapping[str, Any], cwd: str, /) -> bool:
-        kind = tool_input.get("subagent_type")
-        return isinstance(kind, str) and self.regex.fullmatch(kind) is not None
+    def test(self, kind: str, /) -> bool:
+        return self.regex.fullmatch(kind) is not None
