@@ -43,6 +43,9 @@ _SCOPES: Final[Mapping[str, Scope]] = {"once": "once", "run": "run", "session": 
 
 sessions_app = command_group("Sessions kept in a store: list, inspect, fork.")
 
+SessionKey = Annotated[
+    str, typer.Argument(metavar="ID", help="A session (id or name) or a run id.")
+]
 RunKey = Annotated[str, typer.Argument(metavar="ID", help="A run id, or a session (id or name).")]
 CallArg = Annotated[
     str | None,
@@ -91,7 +94,7 @@ def ls(
 
 @sessions_app.command("show")
 def show(
-    key: Annotated[str, typer.Argument(metavar="ID", help="A session (id or name) or a run id.")],
+    key: SessionKey,
     store: StoreOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
@@ -112,7 +115,7 @@ def show(
 
 @sessions_app.command("fork")
 def fork_cmd(
-    key: Annotated[str, typer.Argument(metavar="ID", help="A session (id or name) or a run id.")],
+    key: SessionKey,
     name: Annotated[
         str | None, typer.Option(help="The new session's name (default: none).")
     ] = None,
