@@ -54,18 +54,20 @@ def _point(
     name: str,
     event_type: type[E],
     *,
-    writable: tuple[str, ...] = ("metadata",),
-    decisions: tuple[Kind, ...] = ("stop",),
+    writable: tuple[str, ...] = (),
+    decisions: tuple[Kind, ...] = (),
     feeds_model: bool = True,
     subject: str | None = None,
     fail_closed: Kind | None = None,
 ) -> HookPoint[E]:
+    """A point allowing `writable` and `decisions` besides what every point allows: a hook
+    may write `metadata` and `stop` the run anywhere."""
     declared = {field.name for field in dataclasses.fields(event_type)}  # type: ignore[arg-type]
     return HookPoint(
         name=name,
         event_type=event_type,
-        writable=frozenset(writable),
-        decisions=frozenset(decisions),
+        writable=frozenset((*writable, "metadata")),
+        decisions=frozenset((*decisions, "stop")),
         feeds_model=feeds_model,
         subject=subject,
         fail_closed=fail_closed or ("block" if "block" in decisions else "stop"),
@@ -78,91 +80,79 @@ _CALL_FIELDS: Final = frozenset({"call_id", "tool_name", "args"})
 
 EXECUTION_START: Final = _point("execution_start", ev.RunEvent)
 USER_PROMPT: Final = _point(
-    "user_prompt", ev.PromptEvent, writable=("prompt", "metadata"), decisions=("block", "stop")
+    "user_prompt", ev.PromptEvent, writable=("prompt",), decisions=("block",)
 )
-BEFORE_STEP: Final = _point("before_step", ev.StepEvent, decisions=("ask", "stop"))
+BEFORE_STEP: Final = _point("before_step", ev.StepEvent, decisions=("ask",))
 BEFORE_INFERENCE: Final = _point(
-    "before_inference",
-    ev.InferenceEvent,
-    writable=("request", "response", "metadata"),
-    decisions=("ask", "stop"),
+    "before_inference", ev.InferenceEvent, writable=("request", "response"), decisions=("ask",)
 )
 AFTER_INFERENCE: Final = _point(
-    "after_inference",
-    ev.InferenceResultEvent,
-    writable=("response", "metadata"),
-    decisions=("retry", "stop"),
+    "after_inference", ev.InferenceResultEvent, writable=("response",), decisions=("retry",)
 )
 BEFORE_TOOL: Final = _point(
     "before_tool",
     ev.ToolCallEvent,
-    writable=("args", "metadata"),
-    decisions=("block", "ask", "stop"),
+    writable=("args",),
+    decisions=("block", "ask"),
     subject="tool_name",
 )
 AFTER_TOOL: Final = _point(
     "after_tool",
     ev.ToolResultEvent,
-    writable=("result", "metadata"),
-    decisions=("retry", "stop"),
+    writable=("result",),
+    decisions=("retry",),
     subject="tool_name",
 )
 TOOL_REFUSED: Final = _point("tool_refused", ev.ToolRefusedEvent, subject="tool_name")
 """A call before_tool refused; context reaches the model on its error result."""
 AFTER_STEP: Final = _point("after_step", ev.StepEndEvent)
-SHOULD_CONTINUE: Final = _point("should_continue", ev.ContinueEvent, decisions=("continue", "stop"))
+SHOULD_CONTINUE: Final = _point("should_continue", ev.ContinueEvent, decisions=("continue",))
 STOP: Final = _point(
-    "stop",
-    ev.StopEvent,
-    writable=("output", "metadata"),
-    decisions=("block", "ask", "stop"),
-    fail_closed="stop",
+    "stop", ev.StopEvent, writable=("output",), decisions=("block", "ask"), fail_closed="stop"
 )
 EXECUTION_END: Final = _point("execution_end", ev.RunEvent, feeds_model=False)
 ON_ERROR: Final = _point(
-    "on_error", ev.ErrorEvent, decisions=("retry", "continue", "stop"), feeds_model=False
+    "on_error", ev.ErrorEvent, decisions=("retry", "continue"), feeds_model=False
 )
 SUBAGENT_START: Final = _point("subagent_start", ev.SubagentEvent, subject="agent_type")
 SUBAGENT_STOP: Final = _point(
     "subagent_stop",
     ev.SubagentEvent,
-    writable=("output", "metadata"),
-    decisions=("block", "stop"),
+    writable=("output",),
+    decisions=("block",),
     subject="agent_type",
     fail_closed="stop",
 )
-SESSION_START: Final = _point(
-    "session_start", ev.RunEvent, writable=("prompt", "metadata"), subject="source"
-)
+SESSION_START: Final = _point("session_start", ev.RunEvent, writable=("prompt",), subject="source")
 SESSION_END: Final = _point("session_end", ev.RunEvent, feeds_model=False, subject="source")
 BEFORE_COMPACT: Final = _point(
     "before_compact",
     ev.CompactEvent,
-    writable=("instructions", "metadata"),
-    decisions=("block", "ask", "stop"),
+    writable=("instructions",),
+    decisions=("block", "ask"),
     subject="trigger",
 )
 AFTER_COMPACT: Final = _point("after_compact", ev.CompactEvent, subject="trigger")
 PERMISSION_REQUEST: Final = _point(
     "permission_request",
     ev.PermissionEvent,
-    writable=("answer", "metadata"),
-    decisions=("block", "stop"),
+    writable=("answer",),
+    decisions=("block",),
     feeds_model=False,
     subject="tool_name",
 )
 NOTIFICATION: Final = _point(
     "notification", ev.NotificationEvent, feeds_model=False, subject="kind"
 )
-TASK_CREATED: Final = _point("task_created", ev.TaskEvent, decisions=("block", "stop"))
+TASK_CREATED: Final = _point("task_created", ev.TaskEvent, decisions=("block",))
 """Fired by a planning tool before an item joins the task list; a block refuses the update."""
-TASK_COMPLETED: Final = _point("task_completed", ev.TaskEvent, decisions=("block", "stop"))
+TASK_COMPLETED: Final = _point("task_completed", ev.TaskEvent, decisions=("block",))
 """Fired by a planning tool before an item is marked completed; a block refuses the update."""
 ELICITATION: Final = _point(
     "elicitation",
     ev.ElicitationEvent,
-    writable=("action", "content", "metadata"),
-    decisions=("block", "ask", "stop"),
+    writable=("action", "content"),
+    decisions=("block", "ask"),
     feeds_model=False,
     subject="server",
 )
@@ -170,8 +160,8 @@ ELICITATION: Final = _point(
 ELICITATION_RESULT: Final = _point(
     "elicitation_result",
     ev.ElicitationEvent,
-    writable=("action", "content", "metadata"),
-    decisions=("block", "stop"),
+    writable=("action", "content"),
+    decisions=("block",),
     feeds_model=False,
     subject="server",
 )
