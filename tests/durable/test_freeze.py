@@ -5,7 +5,7 @@ A forked process runs a session whose tool appends a line to a file per call; th
 freezes it after a random delay (fixed seed, each delay printed), waits until its lease has
 run out, lets a second forked process resume the session, then wakes the first. The one
 woken must either have finished before the freeze, or stop with `LeaseLost` naming the
-process that took the run over.
+process that took the run over. On SQLite (both durability modes) and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -23,8 +23,13 @@ import pytest
 
 import hookagent as h
 from hookagent.durable import _sessions as sessions
+from hookagent.store._base import Store
+from hookagent.store._open import open_store
 from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel, reply, turn
+from store.conftest import postgres_server, postgres_url
+
+__all__ = ["postgres_server", "postgres_url"]
 
 CALLS = 6
 LEASE = 0.3
@@ -32,8 +37,16 @@ TRIALS = 12
 SEED = 13
 
 
-MODE = {"durability": "process"}
-"""The store's durability mode for the test running (forked children inherit it)."""
+MODE = {"durability": "process", "url": ""}
+"""The SQLite store's durability mode for the test running, or the URL of the PostgreSQL
+store it runs on (forked children inherit it)."""
+
+
+def made(db: Path) -> Store:
+    """The test's store: the SQLite file `db`, or the PostgreSQL schema of `MODE`."""
+    if MODE["url"]:
+        return open_store(MODE["url"])
+    return SQLiteStore(db, durability=MODE["durability"])  # type: ignore[arg-type]
 
 
 def agent(db: Path, log: Path) -> h.Agent:
@@ -50,8 +63,7 @@ def agent(db: Path, log: Path) -> h.Agent:
         turn("", {"name": "append", "args": {"line": f"L{i}"}, "id": f"c{i}"}) for i in range(CALLS)
     ]
     model = ScriptedModel([*steps, reply("all appended")], by_history=True)
-    store = SQLiteStore(db, durability=MODE["durability"])  # type: ignore[arg-type]
-    return h.AgentBuilder().model(model).tools(append).store(store).build()
+    return h.AgentBuilder().model(model).tools(append).store(made(db)).build()
 
 
 def fork(work: Any) -> int:
@@ -77,7 +89,7 @@ def wait(pid: int) -> int:
 def first(db: Path, log: Path, outcome: Path) -> Any:
     async def work() -> None:
         try:
-            result = await agent(db, log).run("go", session="s")
+            result = await agent(db, log).run("go", session=db.parent.name)
             outcome.write_text(f"ended {result.status}")
         except h.LeaseLost as exc:
             outcome.write_text(f"lost {exc.holder}")
@@ -88,7 +100,7 @@ def first(db: Path, log: Path, outcome: Path) -> Any:
 def second(db: Path, log: Path, outcome: Path) -> Any:
     async def work() -> None:
         try:
-            result = await agent(db, log).resume("s")
+            result = await agent(db, log).resume(db.parent.name)
             outcome.write_text(f"took over, {result.status}")
         except h.StoreError as exc:  # nothing to take over (yet, or any more), or locked
             outcome.write_text(f"refused: {exc}")
@@ -98,10 +110,10 @@ def second(db: Path, log: Path, outcome: Path) -> Any:
 
 def report(db: Path, out: Path) -> Any:
     async def work() -> None:
-        store = SQLiteStore(db)
+        store = made(db)
         await store.open()
         try:
-            detail = await sessions.inspect(store, "s")
+            detail = await sessions.inspect(store, db.parent.name)
         finally:
             await store.close()
         doubts = [
@@ -146,12 +158,9 @@ def trial(folder: Path, delay: float) -> dict[str, Any]:
     }
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-@pytest.mark.parametrize("durability", ["process", "power"])
-def test_a_run_frozen_anywhere_and_taken_over_repeats_no_effect(
-    tmp_path: Path, durability: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(MODE, "durability", durability)
+def freezes(tmp_path: Path) -> None:
+    """TRIALS runs, each frozen at a random moment and taken over: every effect once, or
+    reported in doubt."""
     (tmp_path / "calibrate").mkdir()
     length = run_length(tmp_path / "calibrate")
     rng = random.Random(SEED)
@@ -173,3 +182,21 @@ def test_a_run_frozen_anywhere_and_taken_over_repeats_no_effect(
         else:
             assert got["a"] == "ended completed", got
     assert taken_over >= TRIALS // 3, f"only {taken_over} of {TRIALS} trials took a run over"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("durability", ["process", "power"])
+def test_a_run_frozen_anywhere_and_taken_over_repeats_no_effect(
+    tmp_path: Path, durability: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(MODE, "durability", durability)
+    freezes(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.postgres
+def test_a_run_frozen_anywhere_on_postgresql_repeats_no_effect(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(MODE, "url", postgres_url)
+    freezes(tmp_path)
