@@ -305,19 +305,33 @@ async def test_a_tool_input_object_with_a_lone_surrogate_is_a_parse_error(
     assert call.parse_error and "the string at $.city" in call.parse_error and not call.args
 
 
-async def test_a_reply_too_deep_for_the_sdk_to_read_is_a_transient_model_error(
+@pytest.mark.parametrize("depth", [150, 100_000])
+async def test_a_tool_input_too_deep_to_read_refuses_that_call_and_the_run_goes_on(
+    server: FakeAnthropic, model: AnthropicMessagesModel, depth: int
+) -> None:
+    deep = "[" * depth + "]" * depth
+    reply = message(
+        text("Checking."),
+        tool_use("tu_1", "weather", city="PLACE"),
+        tool_use("tu_2", "weather", city="Paris"),
+        stop_reason="tool_use",
+    )
+    server.reply(json.dumps(reply).replace('"PLACE"', deep).encode())
+    server.reply(message(text("Sunny.")))
+    result = await agent(model).run("Weather?")
+    assert (result.status, result.output) == ("completed", "Sunny.")
+    refused, ran = result.tool_calls
+    assert refused.result.is_error and "nest deeper than 100 levels" in refused.result.content
+    assert ran.result.content == "sunny in Paris"  # the reply's other call was made
+    assert len(server.requests) == 2  # no retry: the reply was read
+    sent = server.requests[1]["messages"][2]["content"]
+    assert "nest deeper than 100 levels" in sent[0]["content"]  # the model read why
+
+
+async def test_a_reply_that_is_not_a_json_object_is_a_transient_model_error(
     server: FakeAnthropic, model: AnthropicMessagesModel
 ) -> None:
-    reply = json.dumps(message(tool_use("tu", "weather", city="PLACE"), stop_reason="tool_use"))
-    deep = reply.replace('"PLACE"', "[" * 100_000 + "]" * 100_000).encode()
-    server.reply(deep)
-    with pytest.raises(h.ModelError, match="nests too deep to read") as caught:
+    server.reply(b"[1, 2]")
+    with pytest.raises(h.ModelError, match="the reply is not a JSON object") as caught:
         await model.request(ModelRequest(messages=[UserMessage(content="go")]))
     assert caught.value.transient
-    server.requests.clear()
-    server.reply(deep)
-    server.reply(message(text("Sunny.")))
-    policy = {"decisions": {"model": "retry"}, "max_retries": 1, "backoff": 0}
-    result = await agent(model, **policy).run("Weather?")
-    assert result.status == "completed", result.error
-    assert result.output == "Sunny." and len(server.requests) == 2

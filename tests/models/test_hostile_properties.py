@@ -10,18 +10,22 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import hookagent as h
 from hookagent._messages import AssistantMessage, ToolResultMessage
 from hookagent._surrogates import replace
 from hookagent.durable import _codec as codec
+from hookagent.models._anthropic_messages import create as create_anthropic
 from hookagent.models._openai_chat import create
 from hookagent.models._tool_args import MAX_DEPTH, parse_call
 from hookagent.store._sqlite import SQLiteStore
 from hookagent.testing import ScriptedModel
 
+from .fake_anthropic import FakeAnthropic
+from .fake_anthropic import message as anthropic_message
+from .fake_anthropic import text as anthropic_text
 from .fake_openai import FakeOpenAI, completion, function_call
 from .hostile import FAST, argument_texts, surrogate_free, texts, tool_calls
 from .tools import add, echo
@@ -147,6 +151,57 @@ def test_the_openai_chat_driver_turns_hostile_calls_into_error_results() -> None
             history = server.requests[1]["messages"]
             results = [m for m in history if m["role"] == "tool"]
             assert len(results) == len(calls)
+
+        check()
+
+
+def json_value(text: str) -> bool:
+    """Whether `text` is one JSON value, as a provider's reply can hold (too deep or too long
+    for Python's reader included)."""
+    try:
+        json.loads(text)
+    except RecursionError:
+        return True
+    except ValueError as exc:
+        return "Exceeds the limit" in str(exc)
+    return True
+
+
+def test_the_anthropic_driver_refuses_hostile_inputs_call_by_call() -> None:
+    """A tool input is JSON inside the reply's body, read by the driver; one too deep or odd
+    for any reader refuses its call, never the reply, and the next request still encodes."""
+    with FakeAnthropic() as server:
+
+        @settings(FAST, max_examples=25)
+        @given(calls=tool_calls, text=texts)
+        def check(calls: list[tuple[str, str]], text: str) -> None:
+            calls = [(name, args) for name, args in calls if json_value(args)]
+            assume(calls)  # a reply with calls: the run asks twice, as its replies are queued
+            blocks = [
+                {"type": "tool_use", "id": f"c{i}", "name": name or "?", "input": f"@{i}@"}
+                for i, (name, _) in enumerate(calls)
+            ]
+            body = json.dumps(anthropic_message(anthropic_text(text), *blocks))
+            for i, (_, args) in enumerate(calls):
+                body = body.replace(f'"@{i}@"', args)
+            server.requests.clear()
+            server.reply(body.encode())
+            server.reply(anthropic_message(anthropic_text(text)))
+
+            async def run() -> h.RunResult[Any]:
+                model = create_anthropic("claude-test", base_url=server.url, api_key="k")
+                try:
+                    return await h.AgentBuilder().model(model).tools(echo, add).build().run("go")
+                finally:
+                    await model.aclose()
+
+            result = asyncio.run(run())
+            assert result.status == "completed", result.error
+            assert len(result.tool_calls) == len(calls) and len(server.requests) == 2
+            for (name, args), execution in zip(calls, result.tool_calls, strict=True):
+                problem = parse_call("x", name or "?", args).parse_error or ""
+                if "nest deeper" in problem or "digits" in problem or "surrogate" in problem:
+                    assert execution.result.is_error
 
         check()
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hookagent._messages import ToolCall
-from hookagent.models._tool_args import MAX_DEPTH, check_call, parse_call
+from hookagent.models._tool_args import MAX_DEPTH, check_call, cut_deep, parse_call
 
 
 def error(arguments: str) -> str:
@@ -97,3 +97,11 @@ def test_calls_built_from_objects_are_checked_without_recursion() -> None:
     assert odd.parse_error.startswith('invalid Unicode in the string at $["a b"].c')
     kept = ToolCall(id="c", name="t", parse_error="arguments are not valid JSON (x)")
     assert check_call(kept) is kept
+
+
+def test_cut_deep_empties_what_opens_at_the_level_and_skips_brackets_in_strings() -> None:
+    text = '{"a": [[["x]"], {"b": [1]}], "[{"], "c": {}}'
+    assert cut_deep(text, 3) == '{"a": [[], "[{"], "c": {}}'
+    assert json.loads(cut_deep("[" * 100_000 + "]" * 100_000, 5)) == [[[[[]]]]]
+    assert cut_deep(text, 9) == text  # nothing that deep
+    assert cut_deep('{"a": [[', 2) == '{"a": [['  # unclosed: left for the reader to refuse

@@ -7,6 +7,7 @@ are sent back verbatim for as long as that exact reply object stays in the histo
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final, final
 
 import anthropic
@@ -25,7 +26,7 @@ from hookagent._usage import Usage
 from hookagent.models._base import ModelRequest, ModelResponse, OnDelta
 from hookagent.models._resolve import account
 from hookagent.models._retry_after import retry_after
-from hookagent.models._tool_args import check_call, parse_call
+from hookagent.models._tool_args import MAX_DEPTH, MAX_DIGITS, check_call, cut_deep, parse_call
 from hookagent.models.anthropic._convert import Block, Converter, tool_param
 from hookagent.models.anthropic._stream import StreamAssembler
 
@@ -33,6 +34,9 @@ __all__ = ["AnthropicMessagesModel", "create"]
 
 PROVIDER: Final = "anthropic"
 DEFAULT_MAX_TOKENS: Final = 4096
+_CUT: Final = MAX_DEPTH + 5
+"""Where a reply too deep to read is cut: a tool input (level 4 of the reply) keeps
+`MAX_DEPTH` + 1 levels, one more than a call may have."""
 
 
 def create(
@@ -73,18 +77,29 @@ class AnthropicMessagesModel:
 
     async def request(self, request: ModelRequest, /) -> ModelResponse:
         try:
-            reply = await self._post(request, stream=False)
+            body = await self._post(request, stream=False)
         except anthropic.AnthropicError as exc:
             raise self._error(exc) from exc
-        except RecursionError as exc:  # the SDK reads the whole body before the driver can
+        return self._response(self._read(body))
+
+    def _read(self, body: str) -> WireMessage:
+        """The reply from its JSON body, read here rather than by the SDK so that a tool
+        input nested past Python's JSON reader refuses that call (too deep), not the reply."""
+        try:
+            try:
+                data = json.loads(body, parse_int=_integer)
+            except RecursionError:  # arguments cut past MAX_DEPTH are refused as too deep
+                data = json.loads(cut_deep(body, _CUT), parse_int=_integer)
+        except ValueError as exc:
+            data = exc
+        if not isinstance(data, dict):
             raise ModelError(
-                "the reply nests too deep to read (a tool input, most likely); a streamed "
-                "reply would have refused only that call",
+                f"the reply is not a JSON object: {str(data)[:200]}",
                 provider=PROVIDER,
                 model=self.model,
                 transient=True,
-            ) from exc
-        return self._response(reply)
+            )
+        return WireMessage.construct(**data)
 
     async def stream(self, request: ModelRequest, on_delta: OnDelta, /) -> ModelResponse:
         reply = StreamAssembler(request.step, on_delta)
@@ -108,8 +123,8 @@ class AnthropicMessagesModel:
         body = self._params(request)
         body.update(body.pop("extra_body", None) or {})
         sdk: Any = self.client
-        if not stream:
-            return await sdk.post("/v1/messages", cast_to=WireMessage, body=body)
+        if not stream:  # the body as text: `_read` reads it
+            return await sdk.post("/v1/messages", cast_to=str, body=body)
         body["stream"] = True
         return await sdk.post(
             "/v1/messages",
@@ -233,6 +248,11 @@ def _call(block: ToolUseBlock) -> ToolCall:
             parse_error=f"tool input must be a JSON object, got {type(raw).__name__}",
         )
     )
+
+
+def _integer(text: str) -> int | float:
+    """An integer too long for Python to read is out of range (inf): its call is refused."""
+    return int(text) if len(text) <= MAX_DIGITS else float(text)
 
 
 def _usage(reply: WireMessage) -> Usage:

@@ -26,7 +26,7 @@ from typing import Any, Final
 from hookagent._messages import ToolCall
 from hookagent._surrogates import SURROGATE, escaped, replace
 
-__all__ = ["MAX_DEPTH", "MAX_DIGITS", "check_call", "decode", "parse_call", "problem"]
+__all__ = ["MAX_DEPTH", "MAX_DIGITS", "check_call", "cut_deep", "decode", "parse_call", "problem"]
 
 MAX_DEPTH: Final = 100
 """How deep arrays and objects may nest in a call's arguments, the arguments object being
@@ -150,6 +150,29 @@ def _too_deep(text: str) -> bool:
         elif char in "]}":
             depth -= 1
     return False
+
+
+def cut_deep(text: str, level: int) -> str:
+    """JSON `text` with every array and object opened at nesting `level` emptied, so that a
+    recursive reader can take it: one pass, no recursion. Arguments cut past `MAX_DEPTH` still
+    nest deeper than it, so their call is refused as too deep all the same. Text that does
+    not close what it opens is returned as it is, for its reader to refuse."""
+    parts: list[str] = []
+    kept = depth = 0
+    for token in _TOKENS.finditer(text):
+        char = text[token.start()]
+        if char in "[{":
+            depth += 1
+            if depth == level:
+                parts.append(text[kept : token.end()])
+        elif char in "]}":
+            if depth == level:
+                kept = token.start()
+            depth -= 1
+    if depth != 0:
+        return text
+    parts.append(text[kept:])
+    return "".join(parts)
 
 
 def _bad_unicode(where: str, trail: tuple[Any, ...], char: str) -> str:
