@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -20,23 +19,12 @@ from hookagent.kernel._state import RunState
 from hookagent.store._open import open_store
 from hookagent.store._records import RunRecord
 from hookagent.testing import ScriptedModel, reply, tool_call
-from store import pg_server
 from store.conftest import postgres_server
+from store.test_takeover_cli import store_url
 
-__all__ = ["postgres_server"]
+__all__ = ["postgres_server", "store_url"]
 
 LEASE = 1.0
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    """A store other connections (another worker's) can reach: a SQLite file, or a fresh
-    PostgreSQL schema."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "sessions.db")
-        return
-    async with pg_server.fresh_schema(request.getfixturevalue("postgres_server")) as made:
-        yield made
 
 
 def claimed_by_another_worker(url: str) -> RunRecord | None:
@@ -56,8 +44,9 @@ def claimed_by_another_worker(url: str) -> RunRecord | None:
 
 
 async def test_code_holding_the_event_loop_past_the_lease_does_not_lose_it(
-    url: str, monkeypatch: pytest.MonkeyPatch
+    store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    url = store_url
     monkeypatch.setenv("HOOKAGENT_LEASE_SECONDS", str(LEASE))
     effects: list[str] = []
     taken: list[RunRecord | None] = []
