@@ -229,4 +229,5 @@ def test_resume_force_is_refused_while_the_holder_lives(tmp_path: Path) -> None:
     assert refused.returncode == 2
     assert "lease for another" in refused.stderr and " s); --force refused" in refused.stderr
     assert f"its process {alive.pid} is alive on this host" in refused.stderr
+    assert "renews its lease while it runs: stop it first" in refused.stderr
     assert [name for name, _, _ in effects(tmp_path)] == ["quick", "build"]

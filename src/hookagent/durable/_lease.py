@@ -90,7 +90,10 @@ def refusal(run: RunRecord, now: float, *, force: bool) -> str:
         pid = holder.split(":")[1] if state != "unnamed" else ""
         why = {
             "gone": "its holder is gone, yet the run could not be claimed: try again",
-            "alive": f"its process {pid} is alive on this host: stop it, or wait for the lease",
+            "alive": (
+                f"its process {pid} is alive on this host, and renews its lease while it "
+                "runs: stop it first"
+            ),
             "elsewhere": (
                 f"it runs on another host ({holder.split(':')[0]}), so it cannot be proven "
                 "gone from here: wait for the lease to run out"
