@@ -342,7 +342,7 @@ class Agent:
         if durable is None and (self.store is not None or clear):  # clear: a kept session
             prompt = surrogates.replace(prompt)  # as the store keeps it, so as a resume sees it
             durable = await self._runs().start(prompt, state, session, clear=clear)
-        layer = DurableLayer(durable, state) if durable is not None else None
+        layer = DurableLayer(durable, state, setup.outputs) if durable is not None else None
         watch = HookWatch(setup.watch_tick) if setup.watch_tick is not None else None
         ctx = self.context(
             state,

@@ -17,7 +17,7 @@ import pytest
 import hookagent as h
 from hookagent.spill import INHERIT
 from hookagent.store._sqlite import SQLiteStore
-from hookagent.testing import ScriptedModel, reply, tool_call
+from hookagent.testing import ScriptedModel, reply, tool_call, turn
 
 HUGE = "".join(f"row {n:08d}\n" for n in range(1_500_000))  # 19.5 MB, every line distinct
 
@@ -78,7 +78,7 @@ async def test_a_durable_run_keeps_the_reference_not_the_blob(tmp_path: Path) ->
     agent = h.AgentBuilder().model(model).tools(dump).store(store).build()
     try:
         result = await agent.run("dump it", session="s")
-        rows = await store.rows(result.run_id)
+        rows = await store.load(result.run_id)  # with the journal
     finally:
         await store.close()
     assert result.status == "completed"
@@ -212,3 +212,47 @@ async def test_a_result_a_hook_puts_in_place_is_bounded_too(tmp_path: Path) -> N
     assert model.calls[1].last_message == call.result.content
     assert len(call.result.content) <= 2_000 + 400
     assert saved_path(call.result.content).read_text() == HUGE
+
+
+async def test_a_durable_run_journals_a_replaced_result_bounded(tmp_path: Path) -> None:
+    """The fold that replaced the result is journaled as the run acts on it: cut. A second
+    call of the turn pauses on a question, so the journal is in the store mid-turn."""
+
+    @h.tool
+    async def small(n: int) -> str:
+        """Return a short text."""
+        return "short"
+
+    def replace(event: h.ToolResultEvent) -> h.HookResult | None:
+        return h.HookResult.modify(result=h.ToolResult(content=HUGE)) if event.args["n"] else None
+
+    def ask(event: h.ToolCallEvent) -> h.HookResult | None:
+        return None if event.args["n"] else h.HookResult.ask("go on?")
+
+    calls = [{"name": "small", "args": {"n": n}, "id": f"c{n}"} for n in (1, 0)]
+    model = ScriptedModel([turn("", *calls), reply("done")])
+    db = tmp_path / "sessions.db"
+    store = SQLiteStore(db)
+    agent = (
+        h.AgentBuilder()
+        .model(model)
+        .tools(small)
+        .on(h.AFTER_TOOL, replace)
+        .on(h.BEFORE_TOOL, ask)
+        .store(store)
+        .build()
+    )
+    try:
+        result = await agent.run("go", session="s")
+        rows = await store.load(result.run_id)  # with the journal
+    finally:
+        await store.close()
+    assert result.status == "waiting"
+    assert rows is not None
+    folds = [e.data for e in rows.journal if e.kind == "fold"]
+    assert max(len(data) for data in folds) < 20_000
+    assert any("Output too large" in data for data in folds)
+    [saved] = (tmp_path / "runs" / result.run_id).iterdir()
+    assert saved.read_text() == HUGE
+    stored = sum(f.stat().st_size for f in tmp_path.glob("sessions.db*"))
+    assert stored < len(HUGE) / 50, f"{stored:,} bytes of store for {len(HUGE):,} of result"

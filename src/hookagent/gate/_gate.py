@@ -20,6 +20,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from os import PathLike
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, Self, TypeVar, final, overload
 
@@ -45,6 +46,8 @@ from hookagent.kernel._context import Budgets
 from hookagent.kernel._dispatch import Dispatcher
 from hookagent.kernel._result import DecisionLog
 from hookagent.kernel._state import RunState
+from hookagent.spill._files import default_root
+from hookagent.spill._results import DEFAULT_MAX_RESULT_CHARS, INHERIT, check_limit
 
 if TYPE_CHECKING:
     from hookagent.claude._bridge import ClaudeHooks
@@ -98,9 +101,15 @@ class ToolGate(HookRegistrations):
         approver: Approver | None = None,
         run_id: str | None = None,
         retries: int = 3,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        folder: str | PathLike[str] | None = None,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         self.approver = approver
+        self.max_result_chars = check_limit(max_result_chars, "ToolGate(max_result_chars)")
+        """For calls that set none, the most characters of a result the caller reads."""
+        self.folder = Path(folder).resolve() if folder is not None else default_root(None)
+        """Outputs too long to read whole are saved in `<folder>/runs/<session run id>/`."""
         self._budgets = Budgets(retries=retries)
         self._registry = HookRegistry()
         self._sessions: dict[str | None, RunState] = {}
@@ -142,13 +151,21 @@ class ToolGate(HookRegistrations):
         invocation_id: str | None = None,
         session: str | None = None,
         raise_errors: bool = False,
+        max_result_chars: int | None = INHERIT,
     ) -> GateResult:
         """Run before_tool hooks, then `execute(**args)` (sync or async) with the arguments
         as they left the hooks, then after_tool hooks; exactly the sequence of an agent's
         tool call. A block (or a denied ask) skips `execute` and gives an error result;
         an exception from `execute` becomes an error result too (`Tool 'x' failed: …`),
         after_tool hooks included, unless `raise_errors` makes it propagate once they ran.
-        `invocation_id` is the call's id in events and records (a new UUID if None)."""
+        `invocation_id` is the call's id in events and records (a new UUID if None). A
+        result longer than `max_result_chars` (`INHERIT`: the gate's) is saved whole in
+        the session's run folder and read as a preview, as an agent's tool result is."""
+        limit = (
+            self.max_result_chars
+            if max_result_chars is INHERIT
+            else check_limit(max_result_chars, f"call {tool_name!r}: max_result_chars")
+        )
         call_id = invocation_id or str(uuid.uuid4())
         state = self._session(session)
         decisions: list[Decision] = []
@@ -157,12 +174,14 @@ class ToolGate(HookRegistrations):
         hooks = Dispatcher(
             self._registry, state, approver=self.approver, watch=watch, on_decision=decisions.append
         )
+        hooks.view.files_root = self.folder
         if watch is not None:
             task = asyncio.current_task()
             assert task is not None, "a gate call runs inside a task"
             watch.track(task)  # hook timeouts: the watchdog follows this task's folds
         try:
-            call = GatedCall(hooks, hooks.view, call_id, tool_name, execute, self._budgets.retries)
+            retries = self._budgets.retries
+            call = GatedCall(hooks, hooks.view, call_id, tool_name, execute, retries, limit)
             result = await call.call(MappingProxyType(dict(args or {})))
         finally:
             if watch is not None:
@@ -199,14 +218,25 @@ class ToolGate(HookRegistrations):
         *,
         name: str | None = None,
         raise_errors: bool = False,
+        max_result_chars: int | None = INHERIT,
     ) -> Callable[P, Coroutine[Any, Any, R | str]]: ...
     @overload
     def wrap(
-        self, fn: Callable[P, R], *, name: str | None = None, raise_errors: bool = False
+        self,
+        fn: Callable[P, R],
+        *,
+        name: str | None = None,
+        raise_errors: bool = False,
+        max_result_chars: int | None = INHERIT,
     ) -> Callable[P, R | str]: ...
     @overload
     def wrap(
-        self, fn: None = None, *, name: str | None = None, raise_errors: bool = False
+        self,
+        fn: None = None,
+        *,
+        name: str | None = None,
+        raise_errors: bool = False,
+        max_result_chars: int | None = INHERIT,
     ) -> Callable[[Callable[P, R]], Callable[P, Any]]: ...
     def wrap(
         self,
@@ -214,19 +244,24 @@ class ToolGate(HookRegistrations):
         *,
         name: str | None = None,
         raise_errors: bool = False,
+        max_result_chars: int | None = INHERIT,
     ) -> Any:
         """`fn` with every call going through the gate, as tool `name` (default: the
         function's name); usable as `@gate.wrap` or `@gate.wrap(name=...)`. The arguments,
         positional ones bound to their names, are the call's `args`. An async function gives
         an async wrapper, a sync one a sync wrapper (see `call_sync`); the signature,
         name and docstring are kept, so a framework's tool decorator can be put on top.
+        `max_result_chars` is the tool's own limit (see `call`).
 
         The wrapper returns `GateResult.value`: the function's return value, or the text
-        the model should read when hooks had a say (a block, a replaced result, context)
-        or the function raised (unless `raise_errors`)."""
+        the model should read when hooks had a say (a block, a replaced result, context),
+        the result was cut to a preview, or the function raised (unless `raise_errors`)."""
+        options = functools.partial(
+            gated, name=name, raise_errors=raise_errors, max_result_chars=max_result_chars
+        )
         if fn is None:
-            return functools.partial(self.wrap, name=name, raise_errors=raise_errors)
-        return gated(self, fn, name=name, raise_errors=raise_errors)
+            return lambda fn: options(self, fn)
+        return options(self, fn)
 
     # -- sessions -------------------------------------------------------------------------
     def state(self, session: str | None = None) -> RunState:

@@ -1,8 +1,9 @@
 """One gated call's way through the hooks: the kernel's `ToolCallFlow`, driven by a gate.
 
 `ToolGate.call` builds a `Dispatcher` over the session's run state; `GatedCall` runs the
-function where the kernel would run a tool, and keeps what `GateResult` reports: the
-function's own return value while no hook replaced its result, its error, and a stop.
+function where the kernel would run a tool, bounds its result as the kernel bounds a tool's,
+and keeps what `GateResult` reports: the function's own return value while neither a hook
+nor the bound replaced its result, its error, and a stop.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hookagent.hooks._result import StopReason
 from hookagent.kernel._dispatch import Dispatcher
 from hookagent.kernel._tool_flow import ToolCallFlow
 from hookagent.kernel._view import RunView
+from hookagent.spill._results import bounded
 from hookagent.tools._base import ToolResult
 
 __all__ = ["GatedCall"]
@@ -30,6 +32,8 @@ class GatedCall(ToolCallFlow):
         "duration",
         "error",
         "execute_fn",
+        "folder",
+        "limit",
         "output",
         "pristine",
         "stop_message",
@@ -44,9 +48,13 @@ class GatedCall(ToolCallFlow):
         name: str,
         execute: Callable[..., Any],
         retries: int,
+        limit: int | None,
     ) -> None:
         super().__init__(hooks, view, 0, call_id, name, retries)
         self.execute_fn = execute
+        self.limit = limit
+        """The most characters of a result the caller's model reads (None: no limit)."""
+        self.folder = view.files
         self.duration = 0.0
         self.error: BaseException | None = None
         self.output: Any = None
@@ -72,12 +80,18 @@ class GatedCall(ToolCallFlow):
         except Exception as exc:
             self.error = exc
             self.pristine = None
-            return ToolResult.error(
-                f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}"
-            ), attempt
+            failed = ToolResult.error(f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}")
+            return await self.own_result(failed), attempt
         self.output = value
-        self.pristine = ToolResult.of(value)
-        return self.pristine, attempt
+        made = ToolResult.of(value)
+        result = await self.own_result(made)
+        self.pristine = made if result is made else None  # a cut result is not the value
+        return result, attempt
+
+    async def own_result(self, result: ToolResult) -> ToolResult:
+        """`result` cut to a preview, saved whole in the session's run folder, when longer
+        than the call's limit: the function's own and one an after_tool hook put in place."""
+        return await bounded(result, self.limit, self.folder, f"{self.name}-{self.call_id}")
 
     def stop(self, decision: Decision) -> None:
         """What `RunState.stop_by` would record; the caller's loop decides what to do."""

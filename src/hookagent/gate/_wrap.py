@@ -17,7 +17,12 @@ __all__ = ["gated"]
 
 
 def gated(
-    gate: ToolGate, fn: Callable[..., Any], *, name: str | None, raise_errors: bool
+    gate: ToolGate,
+    fn: Callable[..., Any],
+    *,
+    name: str | None,
+    raise_errors: bool,
+    max_result_chars: int | None,
 ) -> Callable[..., Any]:
     """`fn` with every call going through `gate` as tool `name` (default: the function's
     name), returning `GateResult.value`; see `ToolGate.wrap`."""
@@ -28,7 +33,11 @@ def gated(
         @functools.wraps(fn)
         async def wrapped_async(*args: Any, **kwargs: Any) -> Any:
             result = await gate.call(
-                tool_name, bind(args, kwargs), execute=fn, raise_errors=raise_errors
+                tool_name,
+                bind(args, kwargs),
+                execute=fn,
+                raise_errors=raise_errors,
+                max_result_chars=max_result_chars,
             )
             return result.value
 
@@ -37,7 +46,11 @@ def gated(
     @functools.wraps(fn)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         result = gate.call_sync(
-            tool_name, bind(args, kwargs), execute=fn, raise_errors=raise_errors
+            tool_name,
+            bind(args, kwargs),
+            execute=fn,
+            raise_errors=raise_errors,
+            max_result_chars=max_result_chars,
         )
         return result.value
 

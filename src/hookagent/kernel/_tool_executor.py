@@ -302,7 +302,8 @@ class _KernelCall(ToolCallFlow):
         return await refused(self.ctx, self.call, args, before)
 
     async def own_result(self, result: ToolResult) -> ToolResult:
-        outputs = self.ctx.outputs
-        if outputs is None:
+        ctx = self.ctx
+        outputs = ctx.outputs
+        if outputs is None or ctx.kept:  # a layer that keeps the run bounds it as it keeps it
             return result
-        return await outputs.bound(self.ctx.state.run_id, self.call, result)
+        return await outputs.bound(ctx.state.run_id, self.call, result)

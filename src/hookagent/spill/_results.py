@@ -23,7 +23,14 @@ from hookagent.spill._files import run_folder, save_text
 from hookagent.spill._preview import PREVIEW_CHARS, preview
 from hookagent.tools._base import INHERIT, Tool, ToolResult
 
-__all__ = ["DEFAULT_MAX_RESULT_CHARS", "INHERIT", "ToolOutputs", "check_limit", "cut_result"]
+__all__ = [
+    "DEFAULT_MAX_RESULT_CHARS",
+    "INHERIT",
+    "ToolOutputs",
+    "bounded",
+    "check_limit",
+    "cut_result",
+]
 
 DEFAULT_MAX_RESULT_CHARS: Final = 50_000
 """Claude Code's `DEFAULT_MAX_RESULT_SIZE_CHARS`: longer results are saved to a file."""
@@ -63,10 +70,14 @@ class ToolOutputs:
     async def bound(self, run_id: str, call: ToolCall, result: ToolResult) -> ToolResult:
         """`result`, or when its text is over the tool's limit, the cut result."""
         limit = self.limits.get(call.name, self._default)
-        if limit is None or len(result.content) <= limit:
-            return result
-        folder = run_folder(self.root, run_id)
-        return await asyncio.to_thread(cut_result, result, limit, folder, f"{call.name}-{call.id}")
+        return await bounded(result, limit, run_folder(self.root, run_id), f"{call.name}-{call.id}")
+
+
+async def bounded(result: ToolResult, limit: int | None, folder: Path, stem: str) -> ToolResult:
+    """`result`, or when its text is over `limit`, the cut result (saved as `stem-…`)."""
+    if limit is None or len(result.content) <= limit:
+        return result
+    return await asyncio.to_thread(cut_result, result, limit, folder, stem)
 
 
 def cut_result(result: ToolResult, limit: int, folder: Path, stem: str) -> ToolResult:
