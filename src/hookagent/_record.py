@@ -5,8 +5,8 @@ is final, frozen, slotted and keyword-only. Spelling that out above every class 
 two lines in front of ninety classes; `record` says it once, and type checkers read it as the
 dataclass it makes (`dataclass_transform`). Python's `@final` is only seen by a type checker
 when written on the class itself, so `record` enforces it at run time instead: subclassing a
-record raises `TypeError` when the subclass is defined. Small events that callers make by
-position (`TextDelta(step, text)`) are `record(kw_only=False)`.
+record raises `TypeError` when the subclass is defined. A value type that callers may also
+make by position (`TextDelta(step, text)`) is `record(kw_only=False)`.
 """
 
 from __future__ import annotations
