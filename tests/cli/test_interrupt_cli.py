@@ -184,3 +184,28 @@ def test_ctrl_c_with_json_prints_the_stopped_result_and_how_to_resume(project: P
     assert result["tool_calls"][0]["result"].startswith("Interrupted")
     run_id = result["run_id"]
     assert f"continue it with `hookagent resume {run_id}`" in err
+
+
+def test_ctrl_c_during_resume_keeps_the_run_for_the_next_resume(project: Path) -> None:
+    running = run(project, "--session", "s")
+    while not (project / "started-a").exists():
+        time.sleep(0.01)
+    running.proc.send_signal(signal.SIGINT)
+    assert running.finish()[0] == 130
+    shown = json.loads(run_cli.hookagent(project, "sessions", "show", "s", "--json").stdout)
+    run_id = shown["runs"][0]["id"]
+
+    resuming = Running(project, "resume", run_id)
+    STARTED[project].append(resuming)
+    while not (project / "started-b").exists():
+        time.sleep(0.01)
+    resuming.proc.send_signal(signal.SIGINT)
+    code, _, err = resuming.finish()
+    assert code == 130, err
+    assert f"interrupted: run {run_id} is kept; continue it with `hookagent resume {run_id}`" in err
+    assert not (project / "effects.txt").exists(), "the process waited for the tool's thread"
+
+    (project / "release").write_text("")
+    resumed = run_cli.hookagent(project, "resume", run_id)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "completed" in resumed.stdout
