@@ -28,31 +28,22 @@ def gated(
     name), returning `GateResult.value`; see `ToolGate.wrap`."""
     tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
     bind = _binder(fn, tool_name)
+    options: dict[str, Any] = {
+        "execute": fn,
+        "raise_errors": raise_errors,
+        "max_result_chars": max_result_chars,
+    }
     if _is_async(fn):
 
         @functools.wraps(fn)
         async def wrapped_async(*args: Any, **kwargs: Any) -> Any:
-            result = await gate.call(
-                tool_name,
-                bind(args, kwargs),
-                execute=fn,
-                raise_errors=raise_errors,
-                max_result_chars=max_result_chars,
-            )
-            return result.value
+            return (await gate.call(tool_name, bind(args, kwargs), **options)).value
 
         return wrapped_async
 
     @functools.wraps(fn)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        result = gate.call_sync(
-            tool_name,
-            bind(args, kwargs),
-            execute=fn,
-            raise_errors=raise_errors,
-            max_result_chars=max_result_chars,
-        )
-        return result.value
+        return gate.call_sync(tool_name, bind(args, kwargs), **options).value
 
     return wrapped
 
