@@ -152,6 +152,7 @@ class ToolGate(HookRegistrations):
         session: str | None = None,
         raise_errors: bool = False,
         max_result_chars: int | None = INHERIT,
+        blocking: bool = True,
     ) -> GateResult:
         """Run before_tool hooks, then `execute(**args)` (sync or async) with the arguments
         as they left the hooks, then after_tool hooks; exactly the sequence of an agent's
@@ -160,7 +161,9 @@ class ToolGate(HookRegistrations):
         after_tool hooks included, unless `raise_errors` makes it propagate once they ran.
         `invocation_id` is the call's id in events and records (a new UUID if None). A
         result longer than `max_result_chars` (`INHERIT`: the gate's) is saved whole in
-        the session's run folder and read as a preview, as an agent's tool result is."""
+        the session's run folder and read as a preview, as an agent's tool result is.
+        A sync `execute` runs on a worker thread, as an agent's sync tools do, so it never
+        holds the caller's event loop; `blocking=False` calls it on the loop instead."""
         limit = (
             self.max_result_chars
             if max_result_chars is INHERIT
@@ -181,7 +184,9 @@ class ToolGate(HookRegistrations):
             watch.track(task)  # hook timeouts: the watchdog follows this task's folds
         try:
             retries = self._budgets.retries
-            call = GatedCall(hooks, hooks.view, call_id, tool_name, execute, retries, limit)
+            call = GatedCall(
+                hooks, hooks.view, call_id, tool_name, execute, retries, limit, blocking=blocking
+            )
             result = await call.call(MappingProxyType(dict(args or {})))
         finally:
             if watch is not None:
@@ -219,6 +224,7 @@ class ToolGate(HookRegistrations):
         name: str | None = None,
         raise_errors: bool = False,
         max_result_chars: int | None = INHERIT,
+        blocking: bool = True,
     ) -> Callable[P, Coroutine[Any, Any, R | str]]: ...
     @overload
     def wrap(
@@ -228,6 +234,7 @@ class ToolGate(HookRegistrations):
         name: str | None = None,
         raise_errors: bool = False,
         max_result_chars: int | None = INHERIT,
+        blocking: bool = True,
     ) -> Callable[P, R | str]: ...
     @overload
     def wrap(
@@ -237,6 +244,7 @@ class ToolGate(HookRegistrations):
         name: str | None = None,
         raise_errors: bool = False,
         max_result_chars: int | None = INHERIT,
+        blocking: bool = True,
     ) -> Callable[[Callable[P, R]], Callable[P, Any]]: ...
     def wrap(
         self,
@@ -245,19 +253,25 @@ class ToolGate(HookRegistrations):
         name: str | None = None,
         raise_errors: bool = False,
         max_result_chars: int | None = INHERIT,
+        blocking: bool = True,
     ) -> Any:
         """`fn` with every call going through the gate, as tool `name` (default: the
         function's name); usable as `@gate.wrap` or `@gate.wrap(name=...)`. The arguments,
         positional ones bound to their names, are the call's `args`. An async function gives
         an async wrapper, a sync one a sync wrapper (see `call_sync`); the signature,
         name and docstring are kept, so a framework's tool decorator can be put on top.
-        `max_result_chars` is the tool's own limit (see `call`).
+        `max_result_chars` is the tool's own limit, `blocking=False` runs a sync function
+        on the loop that calls it (see `call`).
 
         The wrapper returns `GateResult.value`: the function's return value, or the text
         the model should read when hooks had a say (a block, a replaced result, context),
         the result was cut to a preview, or the function raised (unless `raise_errors`)."""
         options = functools.partial(
-            gated, name=name, raise_errors=raise_errors, max_result_chars=max_result_chars
+            gated,
+            name=name,
+            raise_errors=raise_errors,
+            max_result_chars=max_result_chars,
+            blocking=blocking,
         )
         if fn is None:
             return lambda fn: options(self, fn)

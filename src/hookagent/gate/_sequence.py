@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from time import perf_counter
 from typing import Any, final
 
+from hookagent._threads import in_thread
+from hookagent.gate._wrap import is_async
 from hookagent.hooks._decision import Decision
 from hookagent.hooks._result import StopReason
 from hookagent.kernel._dispatch import Dispatcher
@@ -29,6 +31,7 @@ class GatedCall(ToolCallFlow):
     """One call of `execute` through before_tool and after_tool."""
 
     __slots__ = (
+        "blocking",
         "duration",
         "error",
         "execute_fn",
@@ -49,9 +52,13 @@ class GatedCall(ToolCallFlow):
         execute: Callable[..., Any],
         retries: int,
         limit: int | None,
+        *,
+        blocking: bool = True,
     ) -> None:
         super().__init__(hooks, view, 0, call_id, name, retries)
         self.execute_fn = execute
+        self.blocking = blocking and not is_async(execute)
+        """Whether `execute` runs on a worker thread, as an agent's sync tools do."""
         self.limit = limit
         """The most characters of a result the caller's model reads (None: no limit)."""
         self.folder = view.files
@@ -74,7 +81,10 @@ class GatedCall(ToolCallFlow):
     async def execute(self, args: Mapping[str, Any], attempt: int) -> tuple[ToolResult, int]:
         self.error, self.output = None, None
         try:
-            value = self.execute_fn(**args)
+            if self.blocking:
+                value = await in_thread(self.execute_fn, **args)
+            else:
+                value = self.execute_fn(**args)
             if inspect.isawaitable(value):
                 value = await value
         except Exception as exc:

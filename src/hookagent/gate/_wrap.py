@@ -13,7 +13,7 @@ from hookagent._errors import ConfigError
 if TYPE_CHECKING:
     from hookagent.gate._gate import ToolGate
 
-__all__ = ["gated"]
+__all__ = ["gated", "is_async"]
 
 
 def gated(
@@ -23,6 +23,7 @@ def gated(
     name: str | None,
     raise_errors: bool,
     max_result_chars: int | None,
+    blocking: bool,
 ) -> Callable[..., Any]:
     """`fn` with every call going through `gate` as tool `name` (default: the function's
     name), returning `GateResult.value`; see `ToolGate.wrap`."""
@@ -32,8 +33,9 @@ def gated(
         "execute": fn,
         "raise_errors": raise_errors,
         "max_result_chars": max_result_chars,
+        "blocking": blocking,
     }
-    if _is_async(fn):
+    if is_async(fn):
 
         @functools.wraps(fn)
         async def wrapped_async(*args: Any, **kwargs: Any) -> Any:
@@ -48,7 +50,8 @@ def gated(
     return wrapped
 
 
-def _is_async(fn: Any) -> bool:
+def is_async(fn: Any) -> bool:
+    """Whether calling `fn` starts a coroutine (an async function or `async __call__`)."""
     if inspect.iscoroutinefunction(fn):
         return True
     call = getattr(fn, "__call__", None)  # noqa: B004  # callable objects with async __call__
