@@ -53,7 +53,12 @@ PLUGIN = textwrap.dedent(
         return "built"
 
     def configure(builder):
-        builder.tools(quick, build)
+        if os.environ.get("BUILD_ON_LOOP"):  # a sync tool that holds the event loop
+            import hookagent
+
+            builder.tools(quick, hookagent.tool(blocking=False)(build))
+        else:
+            builder.tools(quick, build)
     '''
 )
 
@@ -195,6 +200,35 @@ def test_a_worker_frozen_past_its_lease_stops_and_exits_non_zero(tmp_path: Path)
         ("build", 0),
         ("quick", 2),
     ]
+
+
+@pytest.mark.parametrize("on_loop", [False, True], ids=["on-a-thread", "holding-the-loop"])
+def test_a_tool_longer_than_the_lease_keeps_the_run_while_a_worker_polls(
+    tmp_path: Path, store_url: str, on_loop: bool
+) -> None:
+    """A sync tool running three leases, on a worker thread or holding the event loop, while
+    `hookagent worker` polls the store: the run is never taken from its live process."""
+    worker = subprocess.Popen(
+        command("worker", "--store", store_url, "--poll", "0.1"),
+        cwd=tmp_path,
+        env=environment(HOOKAGENT_WORKER="poller"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        run = start_run(tmp_path, store_url, **({"BUILD_ON_LOOP": "1"} if on_loop else {}))
+        out, err = run.communicate(timeout=60)
+    finally:
+        worker.terminate()
+        polled, _ = worker.communicate(timeout=30)
+    assert run.returncode == 0, out + err
+    assert [(name, arg, pid) for name, arg, pid in effects(tmp_path)] == [
+        ("quick", 1, run.pid),
+        ("build", 0, run.pid),
+        ("quick", 2, run.pid),
+    ]
+    assert " run " not in polled, polled  # the worker took nothing over
 
 
 def test_resume_force_takes_a_run_over_from_a_dead_process(tmp_path: Path) -> None:
