@@ -10,13 +10,13 @@ import re
 import socket
 import subprocess
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 import hookagent as h
 from hookagent.store import Flush, MemoryStore
-from hookagent.testing import ScriptedModel, reply, tool_call
+from hookagent.testing import ScriptedModel, reply, tool_call, turn
 
 
 class Watched(MemoryStore):  # type: ignore[misc]  # final for users, watched here
@@ -244,3 +244,43 @@ async def test_a_lease_that_is_not_a_positive_number_is_refused_naming_it(
     with pytest.raises(h.ConfigError, match="HOOKAGENT_LEASE_SECONDS: must be a positive"):
         await Scenario(store).agent().run("go", session="s")
     assert await store.sessions() == []  # refused before anything was written
+
+
+async def test_calls_run_together_record_no_result_once_the_lease_is_lost() -> None:
+    """Calls that ran side by side when the run was taken over ran: none is shown as not
+    run, and the process records nothing more."""
+    store = MemoryStore()
+    started, go_on = asyncio.Event(), asyncio.Event()
+
+    class Slow:
+        name, description = "slow", "A slow call that may run beside others."
+        parameters: ClassVar[dict[str, Any]] = {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+        }
+        concurrent = True
+
+        async def __call__(self, args: Any, ctx: h.ToolContext, /) -> h.ToolResult:
+            started.set()
+            await go_on.wait()
+            return h.ToolResult(content=f"slow {args['n']}")
+
+    calls = [{"name": "slow", "args": {"n": n}, "id": f"c{n}"} for n in (1, 2)]
+    model = ScriptedModel([turn("", *calls), reply("done")], by_history=True)
+    agent = h.AgentBuilder().model(model).tools(Slow()).store(store).build()
+    shown: list[str] = []
+
+    async def watch() -> None:
+        async for event in agent.stream("go", session="s"):
+            if isinstance(event, h.ToolFinished):
+                shown.append(event.execution.result.content)
+
+    task = asyncio.create_task(watch())
+    await asyncio.wait_for(started.wait(), 5)
+    session = await store.session("s")
+    assert session is not None and session.head_run_id is not None
+    await take_over(store, session.head_run_id, finish=False)
+    go_on.set()
+    with pytest.raises(h.LeaseLost, match="thief took the run over"):
+        await task
+    assert shown == []
