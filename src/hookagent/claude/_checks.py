@@ -13,10 +13,8 @@ from typing import Final
 
 from hookagent._errors import ConfigError
 from hookagent._record import record
-from hookagent.claude._events import TOOL_EVENTS
 from hookagent.claude._matchers import compile_claude_matcher
-from hookagent.claude._model import HandlerSpec, LoadedSettings, Skipped
-from hookagent.claude._rules import compile_rule
+from hookagent.claude._model import TOOL_EVENTS, HandlerSpec, LoadedSettings, Skipped
 
 __all__ = ["OPT_OUT", "SettingsReport", "check_servers", "check_settings"]
 
@@ -61,6 +59,8 @@ def _problems(spec: HandlerSpec) -> list[str]:
     if matcher is not None and matcher.problem:
         found.append(f"{spec.label}: matcher {matcher.problem}")
     if spec.if_rule is not None and spec.event in TOOL_EVENTS:
+        from hookagent.claude._rules import compile_rule  # only settings with `if` rules
+
         try:
             rule = compile_rule(spec.if_rule)
         except ValueError as exc:

@@ -11,7 +11,7 @@ from hookagent.hooks._events import ErrorEvent, StepEndEvent, ToolRefusedEvent, 
 from hookagent.hooks._hook import HookKind
 from hookagent.hooks._result import HookResult
 
-__all__ = ["FIRED", "PERMISSION_HOOKS", "TOOL_EVENTS", "EventMapping", "applies_to", "ends_run"]
+__all__ = ["FIRED", "PERMISSION_HOOKS", "EventMapping", "applies_to", "ends_run"]
 
 
 @record(kw_only=False)
@@ -54,12 +54,6 @@ FIRED: Final[dict[str, EventMapping]] = {
     "ElicitationResult": EventMapping(hp.ELICITATION_RESULT, "guard", "server"),
 }
 """Claude Code events hookagent fires; the others in settings files are parsed, not fired."""
-
-TOOL_EVENTS: Final = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
-)
-"""Events where the `if` permission-rule filter applies (elsewhere it never runs)."""
-
 
 PERMISSION_HOOKS: Final = ("approvals:",)
 """Hooks whose block is a permission rule's denial (the `Approvals` deny rules)."""

@@ -27,6 +27,7 @@ __all__ = [
     "SourceKind",
     "SettingsSource",
     "Skipped",
+    "TOOL_EVENTS",
 ]
 
 SourceKind = Literal["managed", "user", "project", "local", "explicit", "plugin", "skill", "agent"]
@@ -95,6 +96,10 @@ PROMPT_EVENTS: Final = frozenset(
     }
 )
 """The events where Claude Code runs prompt (and agent) handlers."""
+TOOL_EVENTS: Final = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
+)
+"""Events where the `if` permission-rule filter applies (elsewhere it never runs)."""
 SEPARATE_KINDS: Final = frozenset({"plugin", "skill", "agent"})
 """Sources whose copy of a handler runs on its own: only settings files merge repeats."""
 

@@ -9,9 +9,8 @@ from typing import Any
 
 from hookagent._errors import ConfigError
 from hookagent._record import record
-from hookagent.claude._events import TOOL_EVENTS
 from hookagent.claude._matchers import ClaudeMatcher, compile_claude_matcher
-from hookagent.claude._model import SEPARATE_KINDS, HandlerSpec
+from hookagent.claude._model import SEPARATE_KINDS, TOOL_EVENTS, HandlerSpec
 from hookagent.claude._rules import PermissionRule, compile_rule
 
 __all__ = ["Selected", "run_once_each", "select_spec"]

@@ -274,7 +274,6 @@ async def _test(
 
     from hookagent.claude._combine import combine
     from hookagent.claude._env_file import env_file_for
-    from hookagent.claude._http_hook import run_http
     from hookagent.claude._output import read_verdict
     from hookagent.claude._runner import default_timeout, run_handler
     from hookagent.cli._hooks_check import handler_text
@@ -284,6 +283,8 @@ async def _test(
     def one(spec: HandlerSpec, env_file: str | None) -> Coroutine[Any, Any, ProcessOutcome]:
         limit = spec.timeout if spec.timeout is not None else default_timeout(event, spec.type)
         if spec.type == "http":
+            from hookagent.claude._http_hook import run_http  # only when an http handler is set
+
             return run_http(spec, payload, timeout=limit)
         return run_handler(
             spec, payload, cwd=workdir, project_dir=project_dir, timeout=limit, env_file=env_file
@@ -345,8 +346,8 @@ def _read_payload(path: Path, event: str, cwd: Path | None) -> dict[str, Any]:
 
 
 def _fits(spec: HandlerSpec, payload: dict[str, Any]) -> bool:
-    from hookagent.claude._events import TOOL_EVENTS
     from hookagent.claude._matchers import compile_claude_matcher
+    from hookagent.claude._model import TOOL_EVENTS
     from hookagent.claude._selection import Selected
 
     field = _SUBJECT_FIELD.get(spec.event)
@@ -357,7 +358,7 @@ def _fits(spec: HandlerSpec, payload: dict[str, Any]) -> bool:
 
 
 def _rule(spec: HandlerSpec) -> Any:
-    from hookagent.claude._events import TOOL_EVENTS
+    from hookagent.claude._model import TOOL_EVENTS
     from hookagent.claude._rules import compile_rule
 
     if spec.if_rule is None or spec.event not in TOOL_EVENTS:
