@@ -69,7 +69,7 @@ def _imported(tmp_path: Path, *args: str) -> set[str]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "Usage" in done.stdout
+    assert "Usage" in done.stdout or "decision:" in done.stdout
     names = set(done.stderr.split())
     assert "typer" in names  # the report was read
     return names
@@ -92,6 +92,16 @@ def test_top_help_loads_no_pydantic(tmp_path: Path) -> None:
     """Only a subcommand's parameters make typer load pydantic (to coerce them); the list of
     commands needs none, and nothing of hookagent's own loads it."""
     assert "pydantic" not in _imported(tmp_path, "--help")
+
+
+def test_hooks_test_running_a_hook_loads_neither_rich_nor_the_kernel(tmp_path: Path) -> None:
+    """`hooks test` runs a settings file's handlers alone: no hook points, no loop, no
+    console library (its report is plain lines)."""
+    (tmp_path / "p.json").write_text('{"tool_name": "Bash", "tool_input": {"command": "ls"}}')
+    names = _imported(tmp_path, "hooks", "test", "PreToolUse", "-i", "p.json", "-c", "true")
+    assert "hookagent.claude._runner" in names  # the hook did run
+    loaded = {n for n in names if n.startswith(("hookagent.kernel", "hookagent.hooks", "rich"))}
+    assert loaded == set()
 
 
 def test_a_group_named_first_loads_only_its_own_commands(tmp_path: Path) -> None:
