@@ -19,7 +19,15 @@ from hookagent.cli._advice import ANSWER_LATER
 from hookagent.cli._claude_options import ClaudePluginOption, ClaudeProjectOption
 from hookagent.cli._exits import console, exit_code, guarded, interrupted, print_json
 from hookagent.cli._notify_option import NotifyInboxOpt, NotifyOpt, notified, with_notify
-from hookagent.cli._shared_options import plugin_option, settings_option, temporal_option
+from hookagent.cli._shared_options import (
+    AllowBashOpt,
+    HookSettingsOpt,
+    ModelOpt,
+    PluginsOpt,
+    RootOpt,
+    SystemOpt,
+    temporal_option,
+)
 from hookagent.sessions._agent_spec import RunOptions, connected_agent
 from hookagent.sessions._validate import check_run_options
 
@@ -50,19 +58,11 @@ def run(
             "`/review src/app.py` needs no quotes.",
         ),
     ],
-    model: Annotated[
-        str,
-        typer.Option(
-            "--model",
-            "-m",
-            metavar="PROVIDER:MODEL",
-            help="The model, e.g. scripted:turns.json (a JSON list of turns).",
-        ),
-    ],
+    model: ModelOpt,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the run result as one JSON object.")
     ] = False,
-    system: Annotated[str | None, typer.Option(metavar="TEXT", help="System prompt.")] = None,
+    system: SystemOpt = None,
     max_steps: Annotated[int | None, typer.Option(help="Stop after this many steps.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Stop at this many tokens.")] = None,
     max_seconds: Annotated[float | None, typer.Option(help="Stop after this long.")] = None,
@@ -94,12 +94,7 @@ def run(
             "folder; the model reads a preview and the path (default 50000; 0: no limit).",
         ),
     ] = None,
-    settings: Annotated[
-        list[str] | None,
-        settings_option(
-            "A Claude Code settings file whose command hooks run unchanged. Repeatable."
-        ),
-    ] = None,
+    settings: HookSettingsOpt = None,
     mcp_config: Annotated[
         list[str] | None,
         typer.Option(
@@ -134,18 +129,8 @@ def run(
             "(vLLM, Ollama, llama.cpp, LM Studio, OpenRouter).",
         ),
     ] = None,
-    root: Annotated[
-        str | None,
-        typer.Option(
-            metavar="DIR",
-            help="Give the agent the file tools (Read, Write, Edit, Glob, Grep, LS), "
-            "confined to DIR, and TodoWrite.",
-        ),
-    ] = None,
-    allow_bash: Annotated[
-        bool,
-        typer.Option("--allow-bash", help="Also give it Bash, run in --root (default: .)."),
-    ] = False,
+    root: RootOpt = None,
+    allow_bash: AllowBashOpt = False,
     read_only: Annotated[
         bool, typer.Option("--read-only", help="File tools without Write and Edit.")
     ] = False,
@@ -158,12 +143,7 @@ def run(
             "calls no rule allows (at the terminal, or through the store with --session).",
         ),
     ] = False,
-    plugin: Annotated[
-        list[str] | None,
-        plugin_option(
-            "A Python file or module whose configure(builder) adds tools and hooks. Repeatable."
-        ),
-    ] = None,
+    plugin: PluginsOpt = None,
     session: Annotated[
         str | None,
         typer.Option(

@@ -29,7 +29,7 @@ from hookagent.cli._session_views import (
     print_sessions,
     session_dict,
 )
-from hookagent.cli._shared_options import JsonOpt, StoreOpt
+from hookagent.cli._shared_options import JsonOpt, ScopeOpt, StoreOpt
 from hookagent.cli._store_access import existing, guard, in_store, missing, open_at
 from hookagent.cli._temporal_answers import TemporalOpt
 from hookagent.sessions._validate import positive_number
@@ -144,14 +144,7 @@ def fork_cmd(
 def approve(
     key: RunKey,
     call: CallArg = None,
-    scope: Annotated[
-        str,
-        typer.Option(
-            metavar="once|run|session",
-            help="How far the approval reaches: this question, the same call (tool and "
-            "arguments) again in this run, or in any run of the session.",
-        ),
-    ] = "once",
+    scope: ScopeOpt = "once",
     ttl: Annotated[
         float | None,
         typer.Option("--ttl", metavar="SECONDS", help="The approval lapses after this long."),

@@ -18,7 +18,16 @@ import typer
 from hookagent._errors import ConfigError
 from hookagent.cli._exits import exit_code, guarded, print_json
 from hookagent.cli._groups import command_group
-from hookagent.cli._shared_options import AddressOpt
+from hookagent.cli._shared_options import (
+    AddressOpt,
+    AllowBashOpt,
+    HookSettingsOpt,
+    ModelOpt,
+    PluginsOpt,
+    RootOpt,
+    ScopeOpt,
+    SystemOpt,
+)
 from hookagent.cli._temporal_server import exit_now, on_server, reach, run_async
 from hookagent.sessions._agent_spec import RunOptions, build_agent, scripted_path
 
@@ -44,13 +53,13 @@ QueueOpt = Annotated[
 @temporal_app.command()
 def worker(
     address: AddressOpt,
-    model: Annotated[str, typer.Option("--model", "-m", metavar="PROVIDER:MODEL")],
+    model: ModelOpt,
     task_queue: QueueOpt = DEFAULT_QUEUE,
-    plugin: Annotated[list[str] | None, typer.Option("--plugin", metavar="PLUGIN")] = None,
-    settings: Annotated[list[str] | None, typer.Option("--settings", metavar="FILE")] = None,
-    root: Annotated[str | None, typer.Option("--root", metavar="DIR")] = None,
-    allow_bash: Annotated[bool, typer.Option("--allow-bash")] = False,
-    system: Annotated[str | None, typer.Option("--system", metavar="TEXT")] = None,
+    plugin: PluginsOpt = None,
+    settings: HookSettingsOpt = None,
+    root: RootOpt = None,
+    allow_bash: AllowBashOpt = False,
+    system: SystemOpt = None,
     heartbeat: Annotated[
         float,
         typer.Option(
@@ -124,15 +133,6 @@ def questions(
 RunIdArg = Annotated[str, typer.Argument(metavar="RUN_ID")]
 QuestionArg = Annotated[str, typer.Argument(metavar="QUESTION_ID")]
 ReasonOpt = Annotated[str | None, typer.Option("--reason", metavar="TEXT")]
-ScopeOpt = Annotated[
-    str,
-    typer.Option(
-        "--scope",
-        metavar="once|run|session",
-        help="run: also later calls with the same fingerprint; session: in the session's "
-        "later runs too.",
-    ),
-]
 
 
 @temporal_app.command()
