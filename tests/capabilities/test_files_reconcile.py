@@ -201,3 +201,42 @@ async def test_an_edit_that_could_be_either_stays_in_doubt(tmp_path: Path) -> No
     outcome, state, content = await settlement(store, result)
     assert (outcome, state) == ("unknown", "in_doubt") and content.startswith("In doubt")
     assert target.read_text() == "count: 1 1\n"  # not run again
+
+
+def test_settling_a_write_removes_what_a_killed_attempt_left(tmp_path: Path) -> None:
+    """A process killed between writing its temporary file and the rename leaves the file
+    named after the call's key; settling the call (done or not done) removes it."""
+    from hookagent.capabilities.files._write import temp_name
+
+    target = tmp_path / "notes.txt"
+    left = tmp_path / temp_name("key")
+    for content, outcome in (("new", "not_done"), ("old", "done")):
+        target.write_text("old")
+        left.write_text("half of it")
+        args = {"file_path": str(target), "content": content}
+        assert reconcile(tmp_path, "Write", **args).outcome == outcome
+        assert not left.exists()
+
+
+async def test_a_write_run_again_after_a_kill_leaves_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("old")
+    store = CrashingStore("before the effect")
+
+    def agent() -> h.Agent:
+        call = {"name": "Write", "args": {"file_path": "notes.txt", "content": "new"}, "id": "c0"}
+        model = ScriptedModel([turn("", call), reply("done")], by_history=True)
+        return h.AgentBuilder().model(model).with_(FileTools(root=tmp_path)).store(store).build()
+
+    with pytest.raises(Crash):
+        await agent().run("go", session="s")
+    [run] = await store.runs((await store.session("s")).id)  # type: ignore[union-attr]
+    loaded = await store.load(run.id)
+    assert loaded is not None
+    [call] = [c for c in loaded.calls if c.call_id == "c0"]
+    from hookagent.capabilities.files._write import temp_name
+
+    (tmp_path / temp_name(call.idempotency_key)).write_text("ne")  # killed mid-write
+    result = await agent().resume(run.id)
+    assert result.status == "completed" and target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

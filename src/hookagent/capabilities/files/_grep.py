@@ -21,7 +21,7 @@ from hookagent.capabilities.files import _grep_ripgrep as grep_ripgrep
 from hookagent.capabilities.files._grep_report import Mode, Query, report
 from hookagent.capabilities.files._paths import Root
 from hookagent.capabilities.files._tool import Args, FileTool
-from hookagent.tools._base import ToolResult
+from hookagent.tools._base import ToolContext, ToolResult
 
 __all__ = ["DEFAULT_HEAD_LIMIT", "MAX_HEAD_LIMIT", "GrepArgs", "GrepTool", "SearchEngine"]
 
@@ -96,7 +96,7 @@ class GrepTool(FileTool[GrepArgs]):
     def syntax(self) -> str:
         return "ripgrep (Rust regex)" if self.rg is not None else "Python `re`"
 
-    def execute(self, args: GrepArgs) -> ToolResult:
+    def execute(self, args: GrepArgs, ctx: ToolContext, /) -> ToolResult:
         limit = min(args.head_limit or DEFAULT_HEAD_LIMIT, MAX_HEAD_LIMIT)
         around = args.around if args.around is not None else (args.context or 0)
         query = Query(

@@ -9,7 +9,7 @@ from typing import Final, Literal, final
 from pydantic import Field
 
 from hookagent.capabilities.files._tool import Args, FileTool
-from hookagent.tools._base import ToolResult
+from hookagent.tools._base import ToolContext, ToolResult
 
 __all__ = ["MAX_ENTRIES", "LSArgs", "LSTool"]
 
@@ -38,7 +38,7 @@ class LSTool(FileTool[LSArgs]):
     )
     args_model = LSArgs
 
-    def execute(self, args: LSArgs) -> ToolResult:
+    def execute(self, args: LSArgs, ctx: ToolContext, /) -> ToolResult:
         where = self.root.locate(args.path)
         fd = self.root.open_dir(where)
         try:

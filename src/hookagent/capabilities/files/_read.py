@@ -19,7 +19,7 @@ from pydantic import Field
 
 from hookagent.capabilities.files._paths import PathError, os_errors
 from hookagent.capabilities.files._tool import Args, FileTool
-from hookagent.tools._base import ToolResult
+from hookagent.tools._base import ToolContext, ToolResult
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LINE_CHARS", "SCAN_LIMIT", "ReadArgs", "ReadTool", "is_binary"]
 
@@ -82,7 +82,7 @@ class ReadTool(FileTool[ReadArgs]):
     """Bounded by its window (`DEFAULT_LIMIT` lines of `MAX_LINE_CHARS`), as in Claude Code:
     Read is how the model reads a saved output, so saving what it reads would never end."""
 
-    def execute(self, args: ReadArgs) -> ToolResult:
+    def execute(self, args: ReadArgs, ctx: ToolContext, /) -> ToolResult:
         where = self.root.locate(args.file_path)
         fd, _ = self.root.open_file(where)
         with _reader(fd) as f, os_errors(where.display):

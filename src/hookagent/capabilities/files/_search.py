@@ -12,7 +12,7 @@ from pydantic import Field
 from hookagent.capabilities.files._paths import PathError
 from hookagent.capabilities.files._tool import Args, FileTool
 from hookagent.capabilities.files._walk import compile_glob, confined, literal_prefix, walk_files
-from hookagent.tools._base import ToolResult
+from hookagent.tools._base import ToolContext, ToolResult
 
 __all__ = ["MAX_GLOB_RESULTS", "GlobArgs", "GlobTool"]
 
@@ -37,7 +37,7 @@ class GlobTool(FileTool[GlobArgs]):
     )
     args_model = GlobArgs
 
-    def execute(self, args: GlobArgs) -> ToolResult:
+    def execute(self, args: GlobArgs, ctx: ToolContext, /) -> ToolResult:
         started = time.perf_counter()
         base = self.root.locate(args.path or ".")
         prefix, rest = literal_prefix(args.pattern)

@@ -50,7 +50,7 @@ class FileTool(ModelTool[A]):
 
     async def run(self, args: A, ctx: ToolContext) -> ToolResult:
         try:
-            return await in_thread(self.execute, args)
+            return await in_thread(self.execute, args, ctx)
         except PathError as exc:
             return ToolResult.error(str(exc))
         except OSError as exc:  # not foreseen by the tool, but still the model's to read
@@ -58,7 +58,7 @@ class FileTool(ModelTool[A]):
             return ToolResult.error(f"{self.name} {where}: {exc.strerror or exc}")
 
     @abstractmethod
-    def execute(self, args: A) -> ToolResult:
+    def execute(self, args: A, ctx: ToolContext, /) -> ToolResult:
         """Do the work; expected failures raise `PathError` (or return an error result)."""
 
     def __repr__(self) -> str:

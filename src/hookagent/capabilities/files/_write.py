@@ -3,7 +3,9 @@
 Both replace the file atomically: the new text goes to a temporary file in the same
 directory (opened relative to the directory's fd, `O_EXCL | O_NOFOLLOW`), is fsynced and
 renamed over the target with `os.replace`, so a reader sees the old file or the new one and a
-failure part way leaves the old file as it was. An existing file keeps its mode.
+failure part way leaves the old file as it was. An existing file keeps its mode. The
+temporary file is named after the call's idempotency key: a process killed part way leaves
+it behind, and the same call, run again or settled after the crash, removes it.
 
 Because of that, a call a crash left in doubt can be settled by looking at the file: both
 tools `reconcile` (see `reconcile.py`).
@@ -28,9 +30,17 @@ from hookagent.capabilities.files._edits import (
 from hookagent.capabilities.files._paths import PathError, Resolved, Root, describe, os_errors
 from hookagent.capabilities.files._reconcile import reconcile_edit, reconcile_write
 from hookagent.capabilities.files._tool import FileTool
-from hookagent.tools._base import Reconciled, ToolResult
+from hookagent.tools._base import Reconciled, ToolContext, ToolResult
 
-__all__ = ["MAX_EDIT_BYTES", "EditArgs", "EditTool", "WriteArgs", "WriteTool", "atomic_write"]
+__all__ = [
+    "MAX_EDIT_BYTES",
+    "EditArgs",
+    "EditTool",
+    "WriteArgs",
+    "WriteTool",
+    "atomic_write",
+    "temp_name",
+]
 
 A = TypeVar("A", WriteArgs, EditArgs)
 _TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -42,10 +52,20 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def atomic_write(parent_fd: int, name: str, data: bytes, mode: int | None) -> None:
+def temp_name(key: str | None) -> str:
+    """The temporary file a call writes before the rename: one per call when it has a key."""
+    return f".{key[:32] if key else secrets.token_hex(8)}.hookagent-tmp"
+
+
+def atomic_write(
+    parent_fd: int, name: str, data: bytes, mode: int | None, *, key: str | None = None
+) -> None:
     """Replace `name` in the directory `parent_fd` with `data`; `mode` None for a new file
-    (the umask applies), else the mode to keep."""
-    temp = f".{secrets.token_hex(8)}.hookagent-tmp"
+    (the umask applies), else the mode to keep; `key`, the call's idempotency key."""
+    temp = temp_name(key)
+    if key:  # what an earlier attempt of this very call, killed part way, left
+        with suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=parent_fd)
     fd = os.open(temp, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=parent_fd)
     try:
         try:
@@ -83,9 +103,25 @@ def _reconciler(
 
     def reconcile(tool: FileTool[A], args: Mapping[str, Any], key: str, /) -> Reconciled:
         parsed = _parsed(model, args)
-        return settle(tool.root, parsed) if parsed else _INVALID
+        if not parsed:
+            return _INVALID
+        answer = settle(tool.root, parsed)
+        if answer.outcome != "unknown":  # settled: nothing of the call is half written
+            _remove_temp(tool.root, parsed.file_path, key)
+        return answer
 
     return reconcile
+
+
+def _remove_temp(root: Root, path: str, key: str) -> None:
+    """The temporary file a killed attempt of the call left beside its target, if any."""
+    with suppress(PathError, OSError):
+        found = root.resolve(root.locate(path))
+        try:
+            with suppress(FileNotFoundError):
+                os.unlink(temp_name(key), dir_fd=found.parent_fd)
+        finally:
+            os.close(found.parent_fd)
 
 
 def _parsed(model: type[A], args: Mapping[str, Any]) -> A | None:
@@ -106,14 +142,14 @@ class WriteTool(FileTool[WriteArgs]):
     )
     args_model = WriteArgs
 
-    def execute(self, args: WriteArgs) -> ToolResult:
+    def execute(self, args: WriteArgs, ctx: ToolContext, /) -> ToolResult:
         where = self.root.locate(args.file_path)
         found = self.root.resolve(where, create_dirs=True)
         try:
             mode = _existing_mode(found)
             data = args.content.encode("utf-8")
             with os_errors(where.display):
-                atomic_write(found.parent_fd, found.name, data, mode)
+                atomic_write(found.parent_fd, found.name, data, mode, key=ctx.idempotency_key)
         finally:
             os.close(found.parent_fd)
         lines = len(args.content.splitlines())
@@ -140,7 +176,7 @@ class EditTool(FileTool[EditArgs]):
     )
     args_model = EditArgs
 
-    def execute(self, args: EditArgs) -> ToolResult:
+    def execute(self, args: EditArgs, ctx: ToolContext, /) -> ToolResult:
         where = self.root.locate(args.file_path)
         if args.old_string == args.new_string:
             return ToolResult.error(
@@ -156,7 +192,8 @@ class EditTool(FileTool[EditArgs]):
             text = read_text(found)
             new_text, count = apply_edit(text, args, where.display)
             with os_errors(where.display):
-                atomic_write(found.parent_fd, found.name, new_text.encode("utf-8"), mode)
+                data = new_text.encode("utf-8")
+                atomic_write(found.parent_fd, found.name, data, mode, key=ctx.idempotency_key)
         finally:
             os.close(found.parent_fd)
         return ToolResult(
