@@ -16,17 +16,15 @@ The kernel runs the same code with or without it. With it:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, final
 
-from hookagent._messages import ToolCall
 from hookagent.durable import _codec as codec
 from hookagent.durable import _folds as folds
 from hookagent.durable._calls import JournaledCalls
 from hookagent.durable._model import JournaledModel
+from hookagent.durable._replaced import bound_replaced
 from hookagent.durable._seam import Journal
 from hookagent.hooks._engine import Folded, fold
-from hookagent.hooks._events import ToolResultEvent
 from hookagent.hooks._hook import Hook
 from hookagent.hooks._points import AFTER_TOOL, HookPoint
 from hookagent.hooks._result import HookResult
@@ -90,18 +88,9 @@ class DurableLayer:
             return folds.decode(event, entry.data)
         folded = await fold(point, hooks, event, watch)
         if point is AFTER_TOOL and self._outputs is not None and isinstance(folded, Folded):
-            await self._bound(event, folded)
+            await bound_replaced(self._outputs, self._state.run_id, event, folded)
         journal.record(key, "fold", folds.encode(point, event, folded))
         return folded
-
-    async def _bound(self, event: ToolResultEvent, folded: Folded[ToolResultEvent]) -> None:
-        """A result a hook put in place, cut as the tool's own would be: the journal (and the
-        run, which acts on the fold as journaled) keeps the preview, never the whole text."""
-        given = folded.event.result
-        if given is not event.result and self._outputs is not None:
-            call = ToolCall(id=event.call_id, name=event.tool_name, args=event.args)
-            cut = await self._outputs.bound(self._state.run_id, call, given)
-            folded.event = replace(folded.event, result=cut)
 
     async def settle(self, question: Question, index: int, asking: Asking) -> Answer:
         journal = self.journal

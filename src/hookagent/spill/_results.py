@@ -67,9 +67,13 @@ class ToolOutputs:
             return self._default
         return check_limit(value, f"tool {tool.name!r}: max_result_chars")
 
+    def limit(self, name: str) -> int | None:
+        """The most characters of tool `name`'s result the model reads (None: no limit)."""
+        return self.limits.get(name, self._default)
+
     async def bound(self, run_id: str, call: ToolCall, result: ToolResult) -> ToolResult:
         """`result`, or when its text is over the tool's limit, the cut result."""
-        limit = self.limits.get(call.name, self._default)
+        limit = self.limit(call.name)
         return await bounded(result, limit, run_folder(self.root, run_id), f"{call.name}-{call.id}")
 
 

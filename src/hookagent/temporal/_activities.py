@@ -24,8 +24,10 @@ from hookagent._run_setup import RunSetup
 from hookagent.durable import _codec as codec
 from hookagent.durable import _folds as folds
 from hookagent.durable._reconcile import reconcile
-from hookagent.hooks._engine import fold
+from hookagent.durable._replaced import bound_replaced
+from hookagent.hooks._engine import Folded, fold
 from hookagent.hooks._hook import Hook
+from hookagent.hooks._points import AFTER_TOOL
 from hookagent.hooks._watch import HookWatch
 from hookagent.kernel._state import RunState
 from hookagent.kernel._view import RunView
@@ -52,7 +54,8 @@ class AgentActivities:
     @activity.defn(name=FOLD)
     async def fold(self, task: dict[str, Any]) -> str:
         """Run a point's hooks over the event the workflow sent, watched for their timeouts
-        as in a run; the outcome as `durable.folds` writes it."""
+        as in a run; the outcome as `durable.folds` writes it, with a result an after_tool
+        hook put in place cut, and saved whole in the run's folder, as the tool's own is."""
         setup = setup_of(self._agent, task)
         found = self._hooks.get(id(setup))
         if found is None:
@@ -73,6 +76,8 @@ class AgentActivities:
         finally:
             if watch is not None:
                 await watch.close()
+        if point is AFTER_TOOL and isinstance(folded, Folded):  # the history keeps it cut
+            await bound_replaced(setup.outputs, event.run.run_id, event, folded)
         return folds.encode(point, event, folded)
 
     @activity.defn(name=MODEL)

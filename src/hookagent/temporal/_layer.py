@@ -5,7 +5,9 @@
   which command, http, prompt and agent hooks are) runs in an activity, whose outcome the
   workflow history keeps (`events` carries the event there, `durable.folds` the outcome
   back). A fold activity gets one attempt: a worker lost in it fails the fold, as a hook
-  that raised does, and the error policy decides;
+  that raised does, and the error policy decides. A result an after_tool hook put in place
+  is cut there, as the tool activity cuts the tool's own; one over its tool's limit from a
+  fold here is folded again in an activity to be cut (`_cut`);
 - a **question** no hook answers waits in the workflow for an update (`questions`);
 - the **model** is asked through an activity (`remote.ActivityModel`);
 - the **`Agent` tool** of subagents runs here, each child as a child workflow
@@ -21,6 +23,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final, final
 
 from temporalio import workflow
@@ -31,9 +34,11 @@ from hookagent.durable import _codec as codec
 from hookagent.durable import _folds as folds
 from hookagent.durable._in_doubt import unless_hooks_rerun
 from hookagent.durable._reconcile import note
+from hookagent.durable._replaced import over_limit
 from hookagent.hooks._engine import Folded, fold
+from hookagent.hooks._events import ToolResultEvent
 from hookagent.hooks._hook import Hook
-from hookagent.hooks._points import HookPoint
+from hookagent.hooks._points import AFTER_TOOL, HookPoint
 from hookagent.hooks._result import HookResult
 from hookagent.hooks._watch import HookWatch
 from hookagent.kernel._approval import Answer, Question
@@ -41,6 +46,7 @@ from hookagent.kernel._context import RunContext
 from hookagent.kernel._seams import Asking, RunTool
 from hookagent.kernel._state import RunState
 from hookagent.models._base import Model, ToolSpec
+from hookagent.spill._results import ToolOutputs
 from hookagent.temporal import _events as events
 from hookagent.temporal._questions import Questions
 from hookagent.temporal._remote import (
@@ -156,7 +162,7 @@ def _plan(hooks: tuple[Hook[Any], ...], here: frozenset[str]) -> _Plan:
 class TemporalLayer:
     """The seams of one run in its workflow."""
 
-    spills_here = False  # a result over its tool's limit is cut in the tool activity
+    spills_here = False  # a result over its tool's limit is cut in the tool or fold activity
 
     def __init__(
         self,
@@ -169,6 +175,7 @@ class TemporalLayer:
         setup: Mapping[str, Any],
         history: int,
         children: ChildWorkflows,
+        outputs: ToolOutputs,
         here: frozenset[str] = frozenset(),
     ) -> None:
         self.questions = questions
@@ -181,6 +188,8 @@ class TemporalLayer:
         self._setup = setup
         """The run's options an activity builds its setup from (`task.setup_of`)."""
         self._history = history
+        self._outputs = outputs
+        """Per tool, the limit of its result (read here; files are written in activities)."""
         self._here = here
         """Observers that always run in the workflow (the run's live view)."""
         self._remote: dict[int, _Plan] = {}
@@ -201,7 +210,23 @@ class TemporalLayer:
             found = self._remote[id(hooks)] = _plan(hooks, self._here)
         _, ids, stay = found
         if ids is None:
-            return await fold(point, hooks, event, None)
+            folded = await fold(point, hooks, event, None)
+            if (
+                point is AFTER_TOOL
+                and isinstance(folded, Folded)
+                and over_limit(self._outputs, event, folded)
+            ):
+                return await self._cut(point, hooks, event, folded)
+            return folded
+        folded = await self._in_activity(point, ids, event)
+        if stay:
+            await fold(point, stay, folded.event if isinstance(folded, Folded) else event, None)
+        return folded
+
+    async def _in_activity(
+        self, point: HookPoint[Any], ids: list[str], event: Any
+    ) -> Folded[Any] | HookResult | None:
+        """The fold of the hooks `ids` names, run in a fold activity."""
         task = {
             **self._setup,
             "point": point.name,
@@ -211,9 +236,26 @@ class TemporalLayer:
         outcome: str = await workflow.execute_activity(
             FOLD, task, start_to_close_timeout=self._timeouts.tool, retry_policy=ONCE
         )
-        folded = folds.decode(event, outcome)
-        if stay:
-            await fold(point, stay, folded.event if isinstance(folded, Folded) else event, None)
+        return folds.decode(event, outcome)
+
+    async def _cut(
+        self,
+        point: HookPoint[Any],
+        hooks: tuple[Hook[Any], ...],
+        event: ToolResultEvent,
+        folded: Folded[ToolResultEvent],
+    ) -> Folded[Any] | HookResult | None:
+        """`folded`, whose hooks put a result over its tool's limit in place, with that
+        result cut. A workflow cannot save the whole text, and its history must not carry
+        it, so the hooks (the workflow's own, which replay alike) fold again in a fold
+        activity, which saves it in the run's folder and sends back the cut result. The
+        live view's observers ran already, here."""
+        again = await self._in_activity(
+            point, [h.id for h in hooks if h.id not in self._here], event
+        )
+        if not isinstance(again, Folded):  # the hooks decided otherwise there
+            return again
+        folded.event = replace(folded.event, result=again.event.result)
         return folded
 
     def model(self, model: Model, /) -> Model:

@@ -134,6 +134,7 @@ class AgentRun:
             setup=_setup(task),
             history=served.history,
             children=ChildWorkflows(task["policy"], queue),
+            outputs=self._setup.outputs,
             here=frozenset(hook.id for hook in live),
         )
         if carried is not None:
