@@ -152,6 +152,10 @@ _Plan = tuple[tuple[Hook[Any], ...], list[str] | None, tuple[Hook[Any], ...]]
 and the observers that stay here when the others run in an activity."""
 
 
+CUT_REPLACED: Final = "hookagent.cut-replaced-results"
+"""The patch marking runs that cut an over-limit result a workflow fold put in place."""
+
+
 def _plan(hooks: tuple[Hook[Any], ...], here: frozenset[str]) -> _Plan:
     stay = tuple(h for h in hooks if h.id in here)
     rest = tuple(h for h in hooks if h.id not in here) if stay else hooks
@@ -215,6 +219,7 @@ class TemporalLayer:
                 point is AFTER_TOOL
                 and isinstance(folded, Folded)
                 and over_limit(self._outputs, event, folded)
+                and workflow.patched(CUT_REPLACED)  # a history from before replays as it ran
             ):
                 return await self._cut(point, hooks, event, folded)
             return folded
