@@ -1,7 +1,7 @@
 """`Agent`: a built, immutable configuration that runs the kernel.
 
-One async implementation: `run` is the loop; `stream` watches the same loop through a queue;
-`run_sync` drives `run` on a fresh event loop.
+One async implementation: `run` and `resume` are the loop; `stream` and `stream_resume` watch
+the same loop through a queue (`live.watched`); `run_sync` drives `run` on a fresh event loop.
 
 A run asked for an `output_type` gets a `StructuredOutput` installed for that run only: the
 agent keeps one extended set of tools and hooks per output type, built on first use.
@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterable, Mapping
+from functools import partial
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, TypeVar, final, overload
 
 from hookagent import _surrogates as surrogates
 from hookagent._canonical import digest
@@ -33,8 +34,9 @@ from hookagent.kernel._context import Budgets, RunContext
 from hookagent.kernel._loop import Kernel
 from hookagent.kernel._result import RunResult
 from hookagent.kernel._state import RunState
-from hookagent.live._events import Emit, RunFinished, StreamEvent
+from hookagent.live._events import Emit, StreamEvent
 from hookagent.live._observer import LiveObserver
+from hookagent.live._stream import watched
 from hookagent.models._base import Model
 from hookagent.spill._files import default_root
 from hookagent.spill._results import DEFAULT_MAX_RESULT_CHARS
@@ -57,9 +59,6 @@ def _current_task() -> asyncio.Task[Any]:
     task = asyncio.current_task()
     assert task is not None, "a run executes inside a task"
     return task
-
-
-_DONE: Final = object()
 
 
 @final
@@ -289,41 +288,35 @@ class Agent:
         raises the `CancelledError` on the next iteration. `limits`, `clear`: as in `run`."""
         setup = self._setups.streamed(self._setups.of(output_type, limits), self._live.hooks)
         state = RunState(metadata=dict(metadata or {}))
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        run = self._execute(
-            prompt,
-            state,
-            setup=setup,
-            approver=approver,
-            emit=queue.put_nowait,
-            session=session,
-            deltas=deltas,
-            clear=clear,
+        run = partial(self._execute, prompt, state, setup=setup, approver=approver, deltas=deltas)
+        events = watched(partial(run, session=session, clear=clear), lambda: _result(state, setup))
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    async def stream_resume(
+        self,
+        key: str,
+        *,
+        approver: Approver | None = None,
+        output_type: type[Any] | None = None,
+        worker: str | None = None,
+        force: bool = False,
+        deltas: bool = True,
+    ) -> AsyncIterator[StreamEvent]:
+        """`resume` watched as `stream` watches `run`: the resumed run's steps, deltas, tool
+        calls and decisions as they happen (the segment it takes up again included), then
+        `RunFinished`. Cancelling the task that iterates stops the run as `stream` does,
+        leaving it resumable. The run is reopened on the first iteration."""
+        state, durable, prompt = await self._runs().reopen(key, worker=worker, force=force)
+        setup = self._setups.streamed(self._setups.of(output_type), self._live.hooks)
+        run = partial(self._execute, prompt or "", state, setup=setup, approver=approver)
+        events = watched(
+            partial(run, durable=durable, deltas=deltas), lambda: _result(state, setup)
         )
-        task = asyncio.create_task(run)
-        task.add_done_callback(lambda _: queue.put_nowait(_DONE))
-        cancelled: asyncio.CancelledError | None = None
-        try:
-            while True:
-                try:
-                    item = await queue.get()
-                except asyncio.CancelledError as exc:
-                    if cancelled is not None:
-                        raise  # cancelled again: no more waiting for the run to stop
-                    cancelled = exc
-                    task.cancel()
-                    continue
-                if item is _DONE:
-                    break
-                yield item
-            yield RunFinished(_result(state, setup) if task.cancelled() else task.result())
-            if cancelled is not None:
-                raise cancelled
-        finally:
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
 
     async def _execute(
         self,
