@@ -1,6 +1,6 @@
-"""`hookagent run` with a plain `def` tool that takes its time: the live view shows the call
-while it runs, and Ctrl-C stops the run there, keeps what was shown, exits 130, and leaves a
-run kept in a store to `hookagent resume`."""
+"""`hookagent run` and `hookagent resume` with a plain `def` tool that takes its time: the live
+view shows the call while it runs, and Ctrl-C stops the run there, keeps what was shown, exits
+130, and leaves a run kept in a store to `hookagent resume`."""
 
 from __future__ import annotations
 
@@ -55,12 +55,14 @@ SCRIPT = [
     {"text": "All done."},
 ]
 CALL_A = "→ slow(label='a')"
+CALL_B = "→ slow(label='b')"
 
 
 class Running:
     """`hookagent ARGS` started in `cwd`, its stdout read line by line as it comes."""
 
     def __init__(self, cwd: Path, *args: str) -> None:
+        self.cwd = cwd
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hookagent", *args],
             cwd=cwd,
@@ -86,6 +88,13 @@ class Running:
             if line is None:
                 raise AssertionError(f"{text!r} never shown: {self.lines}")
             self.lines.append(line)
+
+    def interrupt_in(self, label: str) -> tuple[int, str, str]:
+        """Ctrl-C once call `label` has started; as `finish`."""
+        while not (self.cwd / f"started-{label}").exists():
+            time.sleep(0.01)
+        self.proc.send_signal(signal.SIGINT)
+        return self.finish()
 
     def finish(self, timeout: float = 30) -> tuple[int, str, str]:
         code = self.proc.wait(timeout=timeout)
@@ -173,11 +182,7 @@ def test_ctrl_c_leaves_a_stored_run_to_resume_which_then_finishes_it(project: Pa
 
 
 def test_ctrl_c_with_json_prints_the_stopped_result_and_how_to_resume(project: Path) -> None:
-    running = run(project, "--session", "s", "--json")
-    while not (project / "started-a").exists():
-        time.sleep(0.01)
-    running.proc.send_signal(signal.SIGINT)
-    code, out, err = running.finish()
+    code, out, err = run(project, "--session", "s", "--json").interrupt_in("a")
     assert code == 130, out + err
     result = json.loads(out)
     assert (result["status"], result["stop_reason"]) == ("stopped", "user_requested")
@@ -186,26 +191,60 @@ def test_ctrl_c_with_json_prints_the_stopped_result_and_how_to_resume(project: P
     assert f"continue it with `hookagent resume {run_id}`" in err
 
 
-def test_ctrl_c_during_resume_keeps_the_run_for_the_next_resume(project: Path) -> None:
-    running = run(project, "--session", "s")
-    while not (project / "started-a").exists():
-        time.sleep(0.01)
-    running.proc.send_signal(signal.SIGINT)
-    assert running.finish()[0] == 130
+def stopped_in_a(project: Path) -> str:
+    """The id of a run kept in session `s` that Ctrl-C stopped while call a ran."""
+    assert run(project, "--session", "s").interrupt_in("a")[0] == 130
     shown = json.loads(run_cli.hookagent(project, "sessions", "show", "s", "--json").stdout)
-    run_id = shown["runs"][0]["id"]
+    return str(shown["runs"][0]["id"])
 
-    resuming = Running(project, "resume", run_id)
+
+def resume(project: Path, run_id: str, *more: str) -> Running:
+    resuming = Running(project, "resume", run_id, *more)
     STARTED[project].append(resuming)
-    while not (project / "started-b").exists():
-        time.sleep(0.01)
-    resuming.proc.send_signal(signal.SIGINT)
-    code, _, err = resuming.finish()
-    assert code == 130, err
+    return resuming
+
+
+def test_resume_shows_the_run_live_while_its_sync_tool_runs(project: Path) -> None:
+    run_id = stopped_in_a(project)
+    resuming = resume(project, run_id)
+    resuming.wait_for(CALL_B)
+    shown = "\n".join(resuming.lines)
+    assert f"resumed run {run_id} · session s" in shown
+    assert shown.index("step 1") < shown.index("← [error] In doubt") < shown.index("step 2")
+    assert "← did b" not in shown, "the call had not returned yet"
+    (project / "release").write_text("")
+    code, out, err = resuming.finish()
+    assert code == 0, out + err
+    assert out.index(CALL_B) < out.index("← did b") < out.index("─ completed")
+
+
+def test_ctrl_c_during_resume_keeps_its_output_and_the_run_for_the_next_resume(
+    project: Path,
+) -> None:
+    run_id = stopped_in_a(project)
+    resuming = resume(project, run_id)
+    resuming.wait_for(CALL_B)
+    code, out, err = resuming.interrupt_in("b")
+    assert code == 130, out + err
+    assert out.index("step 2") < out.index(CALL_B) < out.index("← [error] Interrupted")
+    assert "─ stopped · stop reason: user_requested" in out
     assert f"interrupted: run {run_id} is kept; continue it with `hookagent resume {run_id}`" in err
     assert not (project / "effects.txt").exists(), "the process waited for the tool's thread"
 
     (project / "release").write_text("")
     resumed = run_cli.hookagent(project, "resume", run_id)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert "completed" in resumed.stdout
+    out = resumed.stdout
+    assert out.index("step 2") < out.index(CALL_B) < out.index("← [error] In doubt")
+    assert "─ completed" in out
+
+
+def test_ctrl_c_during_resume_with_json_prints_the_stopped_run(project: Path) -> None:
+    run_id = stopped_in_a(project)
+    code, out, err = resume(project, run_id, "--json").interrupt_in("b")
+    assert code == 130, out + err
+    result = json.loads(out)
+    assert (result["run_id"], result["session"], result["questions"]) == (run_id, "s", [])
+    assert (result["status"], result["stop_reason"]) == ("stopped", "user_requested")
+    assert result["tool_calls"][-1]["result"].startswith("Interrupted")
+    assert f"continue it with `hookagent resume {run_id}`" in err

@@ -2,9 +2,8 @@
 answered (`approve` / `deny`) and taken up again (`resume`).
 
 `resume` rebuilds the run's agent from the options `hookagent run` saved with it (see
-`agent_spec`). A resumed run is not streamed (`Agent.resume` has no stream form): once it ends,
-its steps since its last checkpoint are shown from its result, as the live view would have
-shown them, then the summary.
+`agent_spec`), and shows it live as `run` does (`Agent.stream_resume`): the segment it takes up
+again, then what it does from there; Ctrl-C stops it as it stops `run`.
 """
 
 from __future__ import annotations
@@ -13,10 +12,10 @@ import getpass
 import os
 import shlex
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from hookagent.cli._exits import EXIT_INTERRUPTED, exit_code, interrupted, kept_line
@@ -26,14 +25,13 @@ from hookagent.cli._session_views import Outcome, call_text, plain_console, repo
 from hookagent.cli._store_access import existing, in_store
 from hookagent.durable._answers import Scope
 from hookagent.durable._sessions import answer, find_run
-from hookagent.hooks._decision import Decision
 from hookagent.kernel._result import RunResult
-from hookagent.live._events import StepStarted, ToolFinished, ToolStarted
 from hookagent.sessions._agent_spec import CLI_KEY, RunOptions, connected_agent, saved_options
 from hookagent.sessions._kept_runs import resume, unended
 from hookagent.sessions._records_json import question_dict
 from hookagent.store._base import Store
 from hookagent.store._open import open_store
+from hookagent.store._records import SessionRecord
 
 __all__ = ["answer_questions", "resume_run", "run_in_session"]
 
@@ -165,68 +163,40 @@ def resume_run(
     `force`: take it over from a holder that is provably gone (see `durable.lease`);
     `extra`: keys added to the `--json` object; `notify`: the `--notify` webhooks and
     `--notify-inbox` page told of the questions it asks from here."""
+    from hookagent.cli._render import Interrupted, LiveRenderer, shown
 
     notice = notifier(*notify, lambda failed: typer.echo(f"warning: {failed}", err=True))
-    opened = existing(store_url)
-    since: list[int] = []
+    console = plain_console()
+    renderer = None if json_output else LiveRenderer(console)
+    session: SessionRecord | None = None
 
     async def go(store: Store) -> Outcome:
+        nonlocal session
         run = await find_run(store, key)
         unended(run)
-        point = run.checkpoint
-        since.extend((point.steps, point.decisions) if point is not None else (0, 0))
+        session = await store.session(run.session_id) if run.session_id else None
+        if renderer is not None:
+            label = (session.name or session.id) if session is not None else run.session_id or "?"
+            console.print(Text(f"resumed run {run.id} · session {label}", style="bold"))
         try:
-            return await _outcome(store, await resume(store, run, force=force, notify=notice))
+            watch = partial(shown, renderer=renderer)
+            result = await resume(
+                store, run, force=force, notify=notice, watch=watch, deltas=renderer is not None
+            )
+            return await _outcome(store, result)
         finally:
             await notified(notice)
 
     try:
-        outcome = in_store(opened, go)
-    except KeyboardInterrupt:  # stopped at its next safe point, kept as it was
+        outcome = in_store(existing(store_url), go)
+    except Interrupted as stop:  # stopped at its next safe point, kept as it was; shown
+        outcome = Outcome(stop.result, session, [])
+        if json_output:
+            report(outcome, json_output=True, console=console, store_url=store_url, extra=extra)
+        typer.echo(kept_line(stop.result.run_id, store_url), err=True)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # before the run was taken up
         typer.echo(kept_line(key, store_url), err=True)
         return EXIT_INTERRUPTED
-    console = plain_console()
-    if not json_output:
-        _print_resumed(console, outcome, steps_from=since[0], decisions_from=since[1])
     report(outcome, json_output=json_output, console=console, store_url=store_url, extra=extra)
     return exit_code(outcome.result)
-
-
-def _print_resumed(
-    console: Console, outcome: Outcome, *, steps_from: int, decisions_from: int
-) -> None:
-    """The steps since the run's last checkpoint, as the live view shows steps, then the
-    summary: tool calls with their results, and the decisions that did something."""
-    from hookagent.cli._render import LiveRenderer, decision_line, is_shown
-
-    result = outcome.result
-    console.print(
-        Text(f"resumed run {result.run_id} · session {outcome.session_label}", style="bold")
-    )
-    renderer = LiveRenderer(console)
-    decisions = [d for d in list(result.decisions)[decisions_from:] if is_shown(d)]
-    for step in list(result.steps)[steps_from:]:
-        renderer.show(StepStarted(step.index))
-        text = step.response.content.strip() if step.response is not None else ""
-        if text:
-            console.print(Text("  model: ", style="dim") + Text(text))
-        for execution in step.executions:
-            renderer.show(
-                ToolStarted(step.index, execution.call_id, execution.name, execution.args)
-            )
-            _show_decisions(console, decisions, step.index, execution.call_id)
-            renderer.show(ToolFinished(step.index, execution))
-        _show_decisions(console, decisions, step.index, None)
-    for decision in decisions:  # of a step that has not finished (it paused again)
-        console.print(decision_line(decision))
-    renderer.summary(result)
-
-
-def _show_decisions(
-    console: Console, decisions: list[Decision], step: int, call_id: str | None
-) -> None:
-    from hookagent.cli._render import decision_line
-
-    for decision in [d for d in decisions if d.step == step and d.call_id == call_id]:
-        console.print(decision_line(decision))
-        decisions.remove(decision)

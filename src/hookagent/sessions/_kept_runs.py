@@ -9,10 +9,10 @@ What a run's state does not allow is a `WrongState`, raised before anything is w
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from hookagent.durable._lease import lease_seconds, refusal
 from hookagent.durable._sessions import UNFINISHED, WrongState
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from hookagent._agent import Agent
     from hookagent.capabilities.notify import Notify
     from hookagent.kernel._result import RunResult
+    from hookagent.live._events import StreamEvent
     from hookagent.sessions._agent_spec import RunOptions
     from hookagent.sessions._replay import ReplayReport
     from hookagent.store._base import Store
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENDED",
     "UNFINISHED",
+    "Watch",
     "WrongState",
     "claim",
     "rebuilt",
@@ -40,6 +42,9 @@ __all__ = [
 ]
 
 ENDED: Final = ("completed", "failed", "stopped")
+
+Watch: TypeAlias = "Callable[[AsyncIterator[StreamEvent]], Awaitable[RunResult[Any]]]"
+"""What shows a resumed run's events as they come: the result they ended with."""
 
 
 def unended(run: RunRecord) -> None:
@@ -91,13 +96,19 @@ async def resume(
     worker: str | None = None,
     force: bool = False,
     notify: Notify | None = None,
+    watch: Watch | None = None,
+    deltas: bool = True,
 ) -> RunResult[Any]:
     """Take `run` up where its last checkpoint left it, under `worker`'s lease (this
     process's by default); see `Agent.resume` for `force`. `notify` is told of each
-    question it asks from here."""
+    question it asks from here. `watch`: the run is streamed (`Agent.stream_resume`, with
+    model deltas if `deltas`) and `watch` gets its events, returning the result they ended
+    with."""
     unended(run)
     async with rebuilt(run, store, notify=notify) as agent:
-        return await agent.resume(run.id, worker=worker, force=force)
+        if watch is None:
+            return await agent.resume(run.id, worker=worker, force=force)
+        return await watch(agent.stream_resume(run.id, worker=worker, force=force, deltas=deltas))
 
 
 async def claim(store: Store, run: RunRecord, worker: str) -> RunRecord:
