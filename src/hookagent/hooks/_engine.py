@@ -27,6 +27,8 @@ from hookagent.hooks._watch import HookTimeout, HookWatch, WaitSlot
 __all__ = ["Folded", "fold"]
 
 E = TypeVar("E")
+_UNREAD: Any = object()
+"""The matchers' subject before the first matcher reads it: most folds have no matcher."""
 log = logging.getLogger("hookagent.hooks")
 
 
@@ -69,7 +71,8 @@ async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is p
     and a matcher check; an async hook also marks itself in the fold's `WaitSlot` for the
     watchdog that times it (see `watch.py`).
     """
-    subject = getattr(event, point.subject) if point.subject is not None else None
+    subject: Any = _UNREAD  # what matchers test, read from the event the fold began with
+    given = event
     out: Folded[E] | None = None
     final = False
     skipped = 0  # counted on the path that calls nothing, so `ran` is free for the rest
@@ -82,9 +85,12 @@ async def fold(  # noqa: C901, PLR0912, PLR0915  # one frame: a helper call is p
         if final and not always:
             skipped += 1
             continue
-        if matcher is not None and not matcher.accepts(subject, event):
-            skipped += 1
-            continue
+        if matcher is not None:
+            if subject is _UNREAD:
+                subject = getattr(given, point.subject) if point.subject is not None else None
+            if not matcher.accepts(subject, event):
+                skipped += 1
+                continue
         try:
             if not mode:  # CALL_SYNC, the common case, tested first and cheapest
                 result = fn(event)
