@@ -5,6 +5,7 @@ up again and what follows, as they happen, then `RunFinished`; cancelled, it sto
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from typing import Any
 
@@ -40,10 +41,11 @@ def agent(store: MemoryStore, model: ScriptedModel, effects: list[str], **gate: 
         effects.append(env)
         return f"deployed to {env}"
 
-    def guard(event: h.ToolCallEvent) -> h.HookResult | None:
-        return h.HookResult.ask("Deploy to prod?") if event.args["env"] == "prod" else None
-
     return h.AgentBuilder().model(model).tools(deploy).store(store).on(h.BEFORE_TOOL, guard).build()
+
+
+def guard(event: h.ToolCallEvent) -> h.HookResult | None:
+    return h.HookResult.ask("Deploy to prod?") if event.args["env"] == "prod" else None
 
 
 async def paused_and_answered(
@@ -91,8 +93,8 @@ async def test_a_resumed_run_streams_its_steps_calls_and_decisions_in_order(
     assert [shape(e) for e in events] == [
         ("StepStarted", 1),  # the segment the run takes up again: its reply from the journal
         ("ModelReplied", 1),
-        ("DecisionMade", "before_tool", "ask"),  # answered: the call runs
-        ("ToolStarted", 1, "deploy", {"env": "prod"}),
+        ("ToolStarted", 1, "deploy", {"env": "prod"}),  # as a live run sends it: let through,
+        ("DecisionMade", "before_tool", "ask"),  # then its ask, answered, is recorded
         ("ToolFinished", 1, "deployed to prod"),
         ("StepFinished", 1),
         ("StepStarted", 2),
@@ -150,3 +152,28 @@ async def test_cancelling_a_resumed_stream_stops_the_run_and_leaves_it_resumable
     assert (again.status, again.output) == ("completed", "Done.")
     interrupted = again.steps[1].executions[0].result
     assert interrupted.content.startswith("In doubt")
+
+
+async def test_the_call_a_resumed_run_takes_up_again_is_shown_while_its_tool_runs() -> None:
+    """The prod deploy's before_tool fold comes from the journal: its `ToolStarted` is sent
+    all the same before the tool returns, as for any call."""
+    store, model = MemoryStore(), script()
+    run_id = await paused_and_answered(store, model)
+    shown = asyncio.Event()
+
+    @h.tool
+    async def deploy(env: str) -> str:
+        """Deploy to an environment."""
+        if env == "prod":
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(shown.wait(), 10)
+        return f"deployed to {env} ({'shown' if shown.is_set() else 'unseen'})"
+
+    resumed = h.AgentBuilder().model(model).tools(deploy).store(store).on(h.BEFORE_TOOL, guard)
+    async for event in resumed.build().stream_resume(run_id, deltas=False):
+        if isinstance(event, h.ToolStarted) and event.call_id == "c1":
+            shown.set()
+        if isinstance(event, h.RunFinished):
+            assert event.result.status == "completed", event.result.stop_message
+            prod = event.result.steps[0].executions[0].result.content
+            assert prod == "deployed to prod (shown)"

@@ -6,7 +6,10 @@ hook decision as a span event.
 
 Spans are opened and closed by audit-tier observer hooks that run after every other hook
 (`always`), so they see each fold's final outcome and never change it. A subagent's run is a
-child of the parent's tool span (the tool runs it in the same context). Needs the `otel`
+child of the parent's tool span (the tool runs it in the same context). A durable run taken
+up again past its start fires no execution_start: its run span opens at the first hook that
+sees it (`hookagent.resumed`), and the folds of the step it takes up from its journal call
+these observers as they call no other hook (`Hook.replayed`). Needs the `otel`
 extra (`opentelemetry-api`); without a configured SDK the spans cost next to nothing, and an
 agent without `Tracing` runs no tracing code at all.
 """
@@ -95,26 +98,19 @@ class Tracing:
 
     # -- hooks ------------------------------------------------------------------------
     def run_started(self, event: RunEvent) -> None:
-        run = event.run
-        span = self.tracer.start_span(f"{PREFIX}.run", attributes=_run_attributes(run))
-        token = self._context.attach(self._trace.set_span_in_context(span))
-        self._runs[run.run_id] = _Spans(run=span, token=token)
+        self._open(event.run, resumed=False)
 
     def step_started(self, event: StepEvent) -> None:
-        spans = self._runs.get(event.run.run_id)
-        if spans is not None:
-            spans.step = self._child(spans.run, "step", {"hookagent.step": event.step})
+        spans = self._spans(event.run)
+        spans.step = self._child(spans.run, "step", {"hookagent.step": event.step})
 
     def model_started(self, event: InferenceEvent) -> None:
-        spans = self._runs.get(event.run.run_id)
-        if spans is not None:
-            spans.model = self._child(
-                spans.step or spans.run, "model", {"hookagent.step": event.step}
-            )
+        spans = self._spans(event.run)
+        spans.model = self._child(spans.step or spans.run, "model", {"hookagent.step": event.step})
 
     def model_ended(self, event: InferenceResultEvent) -> None:
-        spans = self._runs.get(event.run.run_id)
-        if spans is None or spans.model is None:
+        spans = self._spans(event.run)
+        if spans.model is None:
             return
         usage = event.response.usage
         spans.model.set_attributes(
@@ -129,9 +125,7 @@ class Tracing:
         spans.model = None
 
     def tool_started(self, event: ToolCallEvent) -> None:
-        spans = self._runs.get(event.run.run_id)
-        if spans is None:
-            return
+        spans = self._spans(event.run)
         attributes = {"hookagent.tool": event.tool_name, "hookagent.call_id": event.call_id}
         span = self._child(spans.step or spans.run, "tool", attributes)
         # A subagent started by this call runs in this context: its run span nests here.
@@ -139,15 +133,11 @@ class Tracing:
         spans.tools[event.call_id] = (span, token)
 
     def tool_ended(self, event: ToolResultEvent) -> None:
-        spans = self._runs.get(event.run.run_id)
-        if spans is None:
-            return
+        spans = self._spans(event.run)
         self._end_tool(spans, event.call_id, error=event.result.is_error)
 
     def step_ended(self, event: StepEndEvent) -> None:
-        spans = self._runs.get(event.run.run_id)
-        if spans is None:
-            return
+        spans = self._spans(event.run)
         for call_id in list(spans.tools):  # blocked calls never reach after_tool
             self._end_tool(spans, call_id, error=True)
         if spans.model is not None:  # a model call that failed
@@ -160,10 +150,9 @@ class Tracing:
             spans.step = None
 
     def run_ended(self, event: RunEvent) -> None:
-        spans = self._runs.pop(event.run.run_id, None)
-        if spans is None:
-            return
         run = event.run
+        spans = self._spans(run)
+        del self._runs[run.run_id]
         self._report(spans, run, spans.run)
         spans.run.set_attributes(
             {
@@ -179,6 +168,20 @@ class Tracing:
         self._context.detach(spans.token)
 
     # -- helpers ----------------------------------------------------------------------
+    def _open(self, run: RunView, *, resumed: bool) -> _Spans:
+        """The run's span, current in its task from here on (a subagent's run nests in it).
+        A run taken up again reports only the decisions it records from here."""
+        attributes = {**_run_attributes(run), "hookagent.resumed": resumed}
+        span = self.tracer.start_span(f"{PREFIX}.run", attributes=attributes)
+        token = self._context.attach(self._trace.set_span_in_context(span))
+        reported = len(run.decisions) if resumed else 0
+        spans = self._runs[run.run_id] = _Spans(run=span, token=token, reported=reported)
+        return spans
+
+    def _spans(self, run: RunView) -> _Spans:
+        """The run's open spans; a run seen first past its start was taken up again."""
+        return self._runs.get(run.run_id) or self._open(run, resumed=True)
+
     def _child(self, parent: Any, kind: str, attributes: dict[str, Any]) -> Any:
         context = self._trace.set_span_in_context(parent)
         return self.tracer.start_span(f"{PREFIX}.{kind}", context=context, attributes=attributes)

@@ -3,7 +3,8 @@
 The kernel runs the same code with or without it. With it:
 
 - each **fold** runs once per segment: its outcome is journaled before anything acts on it,
-  and a segment run again takes it from the journal instead of calling the hooks;
+  and a segment run again takes it from the journal instead of calling the hooks (but for
+  the observers of this process's view of the run, `Hook.replayed`, which see it again);
 - each **question** a fold asks is answered from the journal, from an answer someone gave
   already, by permission_request hooks, or by the approver; with no approver the run
   **pauses** (`Suspended`) until someone answers;
@@ -77,15 +78,21 @@ class DurableLayer:
         event: Any,
         watch: HookWatch | None,
     ) -> Folded[Any] | HookResult | None:
-        """The fold's outcome from the journal when this segment already ran it; otherwise
-        the hooks run, and the outcome is journaled before anything acts on it."""
+        """The fold's outcome from the journal when this segment already ran it (the
+        `replayed` observers then see it, as they would see it run); otherwise the hooks
+        run, and the outcome is journaled before anything acts on it."""
         journal = self.journal
         call_id = point.call_field(event, "call_id")
         key = journal.key(point.name, self._state.position.step, call_id)
         self._fold_keys[_place(point.name, self._state.position.step, call_id)] = key
         entry = journal.find(key)
         if entry is not None:
-            return folds.decode(event, entry.data)
+            replayed = folds.decode(event, entry.data)
+            watching = tuple(hook for hook in hooks if hook.replayed)
+            if watching:
+                seen = replayed.event if isinstance(replayed, Folded) else event
+                await fold(point, watching, seen, watch)
+            return replayed
         folded = await fold(point, hooks, event, watch)
         if point is AFTER_TOOL and self._outputs is not None and isinstance(folded, Folded):
             await bound_replaced(self._outputs, self._state.run_id, event, folded)

@@ -102,6 +102,11 @@ class Hook(Generic[E]):
     """A sync function that may block: it runs on a worker thread, under `timeout`."""
     inherit: Inherit = "all"
     """Which subagents run this hook too (see `Inherit`)."""
+    replayed: bool = False
+    """Also called, over the event as the fold left it, when a resumed durable run takes
+    the fold's outcome from its journal instead of calling the hooks: an observer of what
+    this process sees of the run (spans, a live view; `observers`), where a record the run
+    already wrote (an audit trail) must not see the fold twice."""
     is_async: bool = field(default=False, repr=False)
     wants_outcome: bool = field(default=False, repr=False)
     """The function takes a second argument: the strongest result so far."""
@@ -155,9 +160,10 @@ def make_hook(point: HookPoint[E], fn: HookFn, **options: Unpack[HookOptions]) -
 def observers(source: str, plan: Iterable[tuple[HookPoint[Any], HookFn]]) -> Iterator[Hook[Any]]:
     """Audit-tier observers, one per (point, function), each named after its point: they run
     after every other hook (`always`), so they see each fold's final outcome and change
-    none (tracing, a live stream)."""
+    none (tracing, a live stream); they watch this process's view of a run, so they see the
+    folds a resumed run replays too (`replayed`)."""
     for point, fn in plan:
-        yield make_hook(
+        yield _build(
             point,
             fn,
             name=point.name,
@@ -166,6 +172,7 @@ def observers(source: str, plan: Iterable[tuple[HookPoint[Any], HookFn]]) -> Ite
             kind="observer",
             always=True,
             timeout=None,
+            replayed=True,
         )
 
 
@@ -185,6 +192,7 @@ def _build(
     blocking: bool = False,
     quiet: bool = False,
     inherit: Inherit = "all",
+    replayed: bool = False,
 ) -> Hook[E]:
     label = name or getattr(fn, "__name__", None) or type(fn).__name__
     where = f"hook {source}:{label} at {point.name}"
@@ -240,6 +248,7 @@ def _build(
         blocking=blocking,
         quiet=quiet,
         inherit=inherit,
+        replayed=replayed,
         id=f"{source}:{label}",
         is_async=is_async or blocking,
         wants_outcome=wants_outcome,

@@ -10,7 +10,7 @@ before each one, the decisions recorded since the last are sent.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, final
+from typing import Any, final
 
 from hookagent._messages import AssistantMessage
 from hookagent.hooks._events import InferenceResultEvent, RunEvent, StepEvent, ToolCallEvent
@@ -18,7 +18,6 @@ from hookagent.hooks._hook import Hook, observers
 from hookagent.hooks._points import (
     AFTER_INFERENCE,
     AFTER_TOOL,
-    BEFORE_INFERENCE,
     BEFORE_STEP,
     BEFORE_TOOL,
     EXECUTION_END,
@@ -41,23 +40,10 @@ __all__ = ["LiveObserver"]
 
 @final
 class _Run:
-    """One watched run: where its events go, and what of it was sent already.
+    """One watched run: where its events go, and what of it was sent already. (The step a
+    resumed run takes up from its journal comes as any other: its hooks are `replayed`.)"""
 
-    A resumed run takes the folds its segment already ran from its journal, calling no hook:
-    the segment's step then begins, and its reply stands, with no observer told. Such a step
-    is started when its first decision, call or record comes, and its reply sent from the
-    conversation once it is there (`ModelReplied` with the message alone)."""
-
-    __slots__ = (
-        "_decisions",
-        "_emit",
-        "_replayed",
-        "_replied",
-        "_reply",
-        "_started",
-        "_state",
-        "_step",
-    )
+    __slots__ = ("_decisions", "_emit", "_reply", "_started", "_state")
 
     def __init__(self, state: RunState, emit: Emit) -> None:
         self._state, self._emit = state, emit
@@ -66,12 +52,6 @@ class _Run:
         """The step's reply as after_inference left it, until it is known to stand."""
         self._started: set[str] = set()
         """Calls whose `ToolStarted` was sent."""
-        self._step = len(state.steps)
-        """The step whose `StepStarted` was sent (the steps before were sent, or kept)."""
-        self._replayed = False
-        """Whether that step began with no before_step hook called: taken up again."""
-        self._replied = _last_reply(state)
-        """The last reply sent (or kept from before: a resumed run's)."""
 
     def catch_up(self) -> None:
         """Send the step's reply once it stands, and every decision recorded since."""
@@ -79,50 +59,23 @@ class _Run:
         reply = self._reply
         if reply is not None and _last_reply(state) is reply.message:
             self._reply = None
-            self._replied = reply.message
             emit(ModelReplied(state.position.step, reply))
         decisions = state.decisions
         while self._decisions < len(decisions):
-            decision = decisions[self._decisions]
-            self._began(decision.step)
-            if decision.point not in _BEFORE_THE_REPLY:
-                self._answered(decision.step, _last_reply(state))
-            emit(DecisionMade(decision))
+            emit(DecisionMade(decisions[self._decisions]))
             self._decisions += 1
-
-    def _began(self, step: int) -> None:
-        """`StepStarted` for a step taken up again, which no before_step hook announced."""
-        if step > self._step:
-            self._step, self._replayed = step, True
-            self._emit(StepStarted(step))
-
-    def _answered(self, step: int, message: AssistantMessage | None) -> None:
-        """`ModelReplied` for the reply of a step taken up again, once it is in the run."""
-        replayed = self._replayed and step == self._step
-        if replayed and message is not None and message is not self._replied:
-            self._replied = message
-            self._emit(ModelReplied(step, ModelResponse(message=message)))
-
-    def _in_step(self, step: int, message: AssistantMessage | None) -> None:
-        """Before an event of `step` that follows its reply: what was not sent of both."""
-        self.catch_up()
-        self._began(step)
-        self._answered(step, message)
 
     def step_started(self, step: int) -> None:
         self.catch_up()
         self._reply = None
-        self._replayed = False
-        if step != self._step:
-            self._step = step
-            self._emit(StepStarted(step))
+        self._emit(StepStarted(step))
 
     def replied(self, response: ModelResponse) -> None:
         self.catch_up()
         self._reply = response
 
     def tool_started(self, step: int, call_id: str, name: str, args: Any) -> None:
-        self._in_step(step, _last_reply(self._state))
+        self.catch_up()
         self._started.add(call_id)
         self._emit(ToolStarted(step, call_id, name, args))
 
@@ -136,12 +89,8 @@ class _Run:
         self._emit(ToolFinished(step, execution))
 
     def step_recorded(self, record: StepRecord, /) -> None:
-        self._in_step(record.index, record.response)
+        self.catch_up()
         self._emit(StepFinished(record))
-
-
-_BEFORE_THE_REPLY: Final = frozenset({BEFORE_STEP.name, BEFORE_INFERENCE.name})
-"""Points whose decisions come before the step's reply."""
 
 
 @final
