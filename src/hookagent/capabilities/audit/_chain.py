@@ -13,7 +13,6 @@ another writer (another process, another `AuditTrail` on the same file) appended
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import json
@@ -120,10 +119,13 @@ class ChainWriter:
                 os.close(self._fd)
             self._fd, self._end = -1, -1
 
-    def __del__(self) -> None:
-        if self._fd >= 0 and self._pid == os.getpid():
-            with contextlib.suppress(OSError):
-                os.close(self._fd)
+    def __del__(self, _getpid: Any = os.getpid, _close: Any = os.close) -> None:
+        # os's functions bound here: at interpreter exit the module may be torn down first
+        if self._fd >= 0 and self._pid == _getpid():
+            try:  # noqa: SIM105  # contextlib may be gone too
+                _close(self._fd)
+            except OSError:
+                pass
 
     def _descriptor(self) -> int:
         """The open descriptor, reopened after a fork or when the path moved on."""
