@@ -154,3 +154,20 @@ async def test_a_run_resumed_after_its_process_died_mid_step_traces_that_step_on
         ("before_tool", 1, "c1"),
     ]:
         assert written[place] == 1, place
+
+
+async def test_a_run_paused_at_a_question_ends_and_exports_its_spans() -> None:
+    """No execution_end comes for a paused run: its spans end when it returns, the run's
+    marked waiting, the step and call it paused in marked paused, and nothing of it stays
+    in the process."""
+    store, model = MemoryStore(), script()
+    tracing, exporter = traced()
+    first = await agent(store, model, tracing, before_tool=ask_prod).run("ship it", session="s")
+    assert first.status == "waiting"
+    by_name = one_trace(exporter)
+    [run] = by_name["hookagent.run"]
+    assert run.attributes["hookagent.status"] == "waiting"
+    [step], [call] = by_name["hookagent.step"], by_name["hookagent.tool"]
+    assert step.attributes["hookagent.paused"] and call.attributes["hookagent.paused"]
+    assert call.attributes["hookagent.call_id"] == "c1"
+    assert tracing._runs == {}

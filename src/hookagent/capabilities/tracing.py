@@ -16,11 +16,12 @@ agent without `Tracing` runs no tracing code at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from hookagent._errors import ConfigError
+from hookagent.hooks._decision import Decision
 from hookagent.hooks._events import (
     InferenceEvent,
     InferenceResultEvent,
@@ -41,6 +42,7 @@ from hookagent.hooks._points import (
     EXECUTION_END,
     EXECUTION_START,
 )
+from hookagent.kernel._result import RunResult
 from hookagent.kernel._view import RunView
 from hookagent.tools._base import Tool
 
@@ -143,7 +145,7 @@ class Tracing:
         if spans.model is not None:  # a model call that failed
             spans.model.end()
             spans.model = None
-        self._report(spans, event.run, spans.step or spans.run)
+        self._report(spans, event.run.decisions, spans.step or spans.run)
         if spans.step is not None:
             spans.step.set_attribute("hookagent.step.kind", event.record.kind)
             spans.step.end()
@@ -153,7 +155,7 @@ class Tracing:
         run = event.run
         spans = self._spans(run)
         del self._runs[run.run_id]
-        self._report(spans, run, spans.run)
+        self._report(spans, run.decisions, spans.run)
         spans.run.set_attributes(
             {
                 "hookagent.status": run.status,
@@ -166,6 +168,22 @@ class Tracing:
             spans.run.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
         spans.run.end()
         self._context.detach(spans.token)
+
+    def finish_result(self, result: RunResult[Any], /) -> RunResult[Any]:
+        """A run that returns without reaching execution_end (one paused at a question, to
+        be taken up later, maybe elsewhere): its open spans end here, marked with its
+        status, and are exported; nothing of it stays in this process."""
+        spans = self._runs.pop(result.run_id, None)
+        if spans is not None:
+            self._report(spans, result.decisions, spans.step or spans.run)
+            tools = [span for span, _ in spans.tools.values()]  # contexts go with its task
+            for span in (*tools, spans.model, spans.step):
+                if span is not None:
+                    span.set_attribute("hookagent.paused", True)
+                    span.end()
+            spans.run.set_attribute("hookagent.status", result.status)
+            spans.run.end()
+        return result
 
     # -- helpers ----------------------------------------------------------------------
     def _open(self, run: RunView, *, resumed: bool) -> _Spans:
@@ -195,9 +213,8 @@ class Tracing:
         span.end()
         self._context.detach(token)
 
-    def _report(self, spans: _Spans, run: RunView, span: Any) -> None:
+    def _report(self, spans: _Spans, decisions: Sequence[Decision], span: Any) -> None:
         """The decisions recorded since the last report, as events on `span`."""
-        decisions = run.decisions
         for decision in decisions[spans.reported :]:
             attributes = {
                 "hookagent.point": decision.point,
