@@ -101,19 +101,24 @@ def hookagent(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[
     )
 
 
-def start_run(cwd: Path, store: str, **env: str) -> subprocess.Popen[str]:
-    """`hookagent run --session s` in the background, its tools from the plugin."""
-    (cwd / "plugin.py").write_text(PLUGIN)
-    (cwd / "turns.json").write_text(json.dumps(SCRIPT))
-    args = ("run", "build it", "--model", "scripted:turns.json", "--plugin", "plugin.py")
+def spawn(cwd: Path, *args: str, **env: str) -> subprocess.Popen[str]:
+    """`hookagent ARGS` in the background, its output piped."""
     return subprocess.Popen(
-        command(*args, "--session", "s", "--store", store),
+        command(*args),
         cwd=cwd,
         env=environment(**env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def start_run(cwd: Path, store: str, **env: str) -> subprocess.Popen[str]:
+    """`hookagent run --session s` in the background, its tools from the plugin."""
+    (cwd / "plugin.py").write_text(PLUGIN)
+    (cwd / "turns.json").write_text(json.dumps(SCRIPT))
+    args = ("run", "build it", "--model", "scripted:turns.json", "--plugin", "plugin.py")
+    return spawn(cwd, *args, "--session", "s", "--store", store, **env)
 
 
 def effects(cwd: Path) -> list[tuple[str, int, int]]:
@@ -172,14 +177,7 @@ def test_a_worker_frozen_past_its_lease_stops_and_exits_non_zero(tmp_path: Path)
     dead.communicate(timeout=60)
     assert dead.returncode == -signal.SIGKILL
     time.sleep(LEASE * 1.5)
-    frozen = subprocess.Popen(
-        command("worker", "--once", "--store", store),
-        cwd=tmp_path,
-        env=environment(HOOKAGENT_WORKER="sleeper"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    frozen = spawn(tmp_path, "worker", "--once", "--store", store, HOOKAGENT_WORKER="sleeper")
     try:
         wait_for_build(tmp_path, frozen)
         os.kill(frozen.pid, signal.SIGSTOP)
@@ -208,13 +206,8 @@ def test_a_tool_longer_than_the_lease_keeps_the_run_while_a_worker_polls(
 ) -> None:
     """A sync tool running three leases, on a worker thread or holding the event loop, while
     `hookagent worker` polls the store: the run is never taken from its live process."""
-    worker = subprocess.Popen(
-        command("worker", "--store", store_url, "--poll", "0.1"),
-        cwd=tmp_path,
-        env=environment(HOOKAGENT_WORKER="poller"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    worker = spawn(
+        tmp_path, "worker", "--store", store_url, "--poll", "0.1", HOOKAGENT_WORKER="poller"
     )
     try:
         run = start_run(tmp_path, store_url, **({"BUILD_ON_LOOP": "1"} if on_loop else {}))
